@@ -20,6 +20,11 @@ The counts are heuristics written down here, so a before/after comparison uses t
   or hook name or a catalogue key (`blocks.0.attn.weights`, `train_state.pt`, `train.resumed`) is not prose,
   however many words its dots and underscores join. (Until issue 24 closed, three words sufficed, space or
   not, and hook names counted as wording.)
+- *of them the package's words*: the wording pins whose prose is words the package itself says (two of
+  its adjacent word pairs, or all for a two-word piece, or four Chinese characters in a row, found in the
+  catalogue's English or Chinese or in a non-docstring string of src/): what a rewording of a sentence
+  would break. The others compare a test's own text (a tokenizer's input, a fake's output) and are
+  listed by the first figure; both are printed, so neither hides the other.
 """
 
 from __future__ import annotations
@@ -116,21 +121,77 @@ def _wording(s: str, keys: set[str]) -> bool:
     return s not in keys and (_prose(s) or len(CHINESE.findall(s)) >= 4)
 
 
-def wording_pins(tests: Path, keys: set[str] = frozenset()) -> list[str]:
-    """Each assertion that pins wording, as tests/<file>:<line>, in file order."""
+def wording_pins(tests: Path, keys: set[str] = frozenset(), said=None) -> list[str]:
+    """Each assertion that pins wording, as tests/<file>:<line>, in file order. Given `said` (a
+    predicate: is this prose the package's own words?), only the assertions whose prose it accepts."""
     found = []
     for path in sorted(tests.rglob("*.py")):
         where = path.relative_to(tests.parent)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Assert):
-                compares = [c for c in ast.walk(node.test) if isinstance(c, ast.Compare)]
-                if any(_wording(s, keys) for c in compares for s in _strings(c)):
-                    found.append((where, node.lineno))
+                texts = [s for c in ast.walk(node.test) if isinstance(c, ast.Compare) for s in _strings(c)]
             elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "raises":
-                for k in node.keywords:
-                    if k.arg == "match" and any(_wording(s, keys) for s in _strings(k.value)):
-                        found.append((where, node.lineno))
+                texts = [s for k in node.keywords if k.arg == "match" for s in _strings(k.value)]
+            else:
+                continue
+            if any(_wording(s, keys) and (said is None or said(s)) for s in texts):
+                found.append((where, node.lineno))
     return [f"{path}:{line}" for path, line in sorted(found)]
+
+
+PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+def _pairs(text: str) -> set[str]:
+    """Adjacent word pairs of each literal run of `text` (a template is cut at its {fields})."""
+    out = set()
+    for run in PLACEHOLDER.split(text):
+        words = [w.lower() for w in re.findall(r"[A-Za-z]{2,}|[^A-Za-z\s]+", run)]
+        out |= {f"{a} {b}" for a, b in zip(words, words[1:], strict=False) if a.isalpha() and b.isalpha()}
+    return out
+
+
+def _han4(text: str) -> set[str]:
+    return {m[i : i + 4] for m in re.findall(r"[\u4e00-\u9fff]+", text) for i in range(len(m) - 3)}
+
+
+def package_words(root: Path):
+    """A predicate: is a test's piece of prose words the package itself says? True when, of its
+    adjacent word pairs, two (or all, for a piece of two words) occur in one of the package's
+    sentences (the catalogue's English and Chinese, and every string of src/ that is not a
+    docstring), or four Chinese characters in a row do; a test's own input text or a fake's words
+    are then not counted as pinning the package's wording."""
+    texts: list[str] = []
+    po = root / "src" / "glassformer" / "locale" / "zh" / "LC_MESSAGES" / "glassformer.po"
+    if po.exists():
+        texts += [
+            bytes(m, "utf-8").decode("unicode_escape").encode("latin-1").decode("utf-8")
+            for m in re.findall(r'^(?:msgid|msgstr|msgctxt)? ?"(.*)"$', po.read_text(encoding="utf-8"), re.M)
+        ]
+    for path in sorted((root / "src").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docs = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.body
+            and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        texts += [
+            n.value
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docs
+        ]
+    pairs = set().union(*map(_pairs, texts))
+    han = set().union(*map(_han4, texts))
+
+    def said(s: str) -> bool:
+        mine = _pairs(s)
+        shared = len(mine & pairs)
+        return bool(_han4(s) & han) or (shared >= 2 or (mine and shared == len(mine)))
+
+    return said
 
 
 def measure(root: Path) -> dict:
@@ -146,6 +207,7 @@ def measure(root: Path) -> dict:
         "text_mechanisms": text_mechanisms(src),
         "literal_english_raises": literal_raises(src, keys),
         "wording_pins_in_tests": wording_pins(root / "tests", keys),
+        "of_them_the_package_s_words": wording_pins(root / "tests", keys, package_words(root)),
     }
 
 

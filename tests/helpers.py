@@ -157,6 +157,48 @@ class Said(list):
     def of(self, key: str) -> list[dict]:
         return [fields for said_key, fields in self if said_key == key]
 
+    def sentences(self) -> list[tuple[str, dict]]:
+        """What was said as sentences: an error shown is heard by its code as well, which is not one."""
+        return [(message, fields) for message, fields in self if not CODE.fullmatch(message)]
+
+    def worded(self, **fields) -> list[str]:
+        """Each sentence said with these field values (and maybe others), as it reads now in the
+        current language: a test compares output with it and never types the words."""
+        return [
+            _words(message, said)
+            for message, said in self.sentences()
+            if all(k in said and said[k] == v for k, v in fields.items())
+        ]
+
+    def sentence(self, **fields) -> str:
+        """The one sentence said with these field values (maybe more than once, always alike), as it
+        reads now: what a row, a label or a warning must read, found by its figures and names."""
+        [words] = set(self.worded(**fields))
+        return words
+
+    def exactly(self, *names: str) -> list[tuple[str, dict]]:
+        """Each sentence said whose fields are exactly `names`, as (English, fields): found by what it
+        carries, so a test holds no English of its own."""
+        return [(message, fields) for message, fields in self.sentences() if sorted(fields) == sorted(names)]
+
+    def one(self, *names: str) -> tuple[str, dict]:
+        """The one sentence said with exactly these fields."""
+        [sentence] = self.exactly(*names)
+        return sentence
+
+    def renderings(self, **fields) -> list[str]:
+        """The words of each sentence said with exactly these fields, in the current language."""
+        return [_words(message, said) for message, said in self.sentences() if said == fields]
+
+    def rendered(self, **fields) -> str:
+        """The words of the one sentence said with exactly these fields."""
+        [words] = self.renderings(**fields)
+        return words
+
+    def having(self, *names: str) -> list[dict]:
+        """The fields of each sentence said that carries all of these fields (known by what it carries)."""
+        return [fields for _, fields in self.sentences() if set(names) <= fields.keys()]
+
     def carrying(self, **fields) -> list[dict]:
         """The fields of each sentence said with all of these values (and maybe others): a test pins
         what was said by its figures and names, so rewording the English breaks nothing.
@@ -164,6 +206,17 @@ class Said(list):
             assert heard.carrying(step=20, dir=run)   # some sentence told the learner both
         """
         return [said for _, said in self if all(k in said and said[k] == v for k, v in fields.items())]
+
+
+CODE = re.compile(r"[a-z0-9_]+(?:\.[a-z0-9_-]+)+")  # an error's code ("config.choice"), as said() hears it
+
+
+def _words(message: str, fields: dict) -> str:
+    """The sentence as the catalogue words it now, by the real `t` (inside a said() block the modules'
+    `t` is the recorder, which would hear this wording as one more sentence said)."""
+    from glassformer import messages
+
+    return getattr(messages.t, "real", messages.t)(message, **fields)
 
 
 @contextlib.contextmanager
@@ -197,6 +250,8 @@ def said():
         heard.append((key, fields))
         return real(key, **fields)
 
+    recording.real = real  # type: ignore[attr-defined]  # what Said's wordings use
+
     def holding(fn) -> list:
         return [
             m for name, m in list(sys.modules.items()) if name.startswith("glassformer") and getattr(m, "t", None) is fn
@@ -211,6 +266,28 @@ def said():
         GlassformerError.words = real_words
         for module in holding(recording):
             module.t = real
+
+
+def shown(sentence: tuple[str, dict]) -> str:
+    """A sentence (English, fields) as the user reads it now: its words, fields filled in."""
+    return _words(*sentence)
+
+
+def catalogues(texts: list[str], heard: Said, lang: str, distinct: bool = True) -> list[dict]:
+    """Each of `texts` (a chart's title, axis, legend...) is a sentence the catalogue made in `lang` while the
+    chart was drawn (heard by said()), in Chinese under zh wherever the catalogue translates it, and
+    (unless `distinct` is False: a legend repeated on two panels) no two the same: their fields, in order,
+    for the test to pin the figures and names each carries."""
+    from glassformer.messages import has, translated
+
+    seen = {translated(m, lang).format(**f): (m, f) for m, f in heard}  # as a reader of `lang` sees it
+    for text in texts:
+        assert text in seen, f"{text!r} is not a sentence of the catalogue said while drawing ({lang})"
+        assert lang == "en" or not has(seen[text][0]) or re.search("[\u4e00-\u9fff]", text), (
+            f"{text!r} is not in Chinese"
+        )
+    assert not distinct or len(set(texts)) == len(texts), texts
+    return [seen[text][1] for text in texts]
 
 
 def en(key: str, /, **fields) -> str:

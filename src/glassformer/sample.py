@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Collection
 from typing import Callable, Iterator
 
 import torch
@@ -301,6 +302,7 @@ def sample(
     on_text: Callable[[int, str], None] | None = None,
     use_cache: bool | None = None,
     knobs: Knobs | None = None,
+    end_ids: Collection[int] = (),
 ) -> list[str]:
     """Write num_samples continuations of `prompt` (as one batch); return them, prompt excluded.
 
@@ -309,6 +311,7 @@ def sample(
     on_text(i, piece): called with each new piece of sample i's text as soon as it is certain, so a
     caller can stream; text that might be the start of the stop string waits until it is not.
     knobs: the repetition knobs (logits_processors.Knobs), None for none.
+    end_ids: a sample ends at the first of these tokens (not returned), as `generate` ends at eos.
     """
     if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
         raise UsageError(
@@ -345,6 +348,9 @@ def sample(
     for next_ids in generate_ids(model, ids, max_new_tokens, temperature, top_k, top_p, generator, use_cache, knobs):
         for i, token in enumerate(next_ids.tolist()):
             if done[i]:
+                continue
+            if token in end_ids:  # the model's end of text: this sample is finished
+                done[i] = True
                 continue
             new_ids[i].append(token)
             if not (stop or on_text):

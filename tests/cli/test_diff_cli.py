@@ -15,6 +15,7 @@ import torch
 from helpers import arithmetic_base, said
 
 from glassformer.cli import main
+from glassformer.messages import t
 from glassformer.models import build_model
 from glassformer.post.data import BUILTIN
 from glassformer.train.checkpoint import MODEL_FILE, read_weights, save_weights
@@ -90,13 +91,11 @@ def test_a_lora_run_shows_its_update_and_rank(base, tmp_path, capsys):
     assert main([*argv, "--lora-alpha", "4", "--lr=0.05", *TINY]) == 0
     out = tmp_path / "views"
     code, _, _, heard = diff_cli(capsys, str(base), str(tuned), "--out", str(out))  # prompts: the run's data
-    assert code == 0 and heard.of(
-        "the base grew {n} vocabulary rows for the chat's special "
-        "tokens (each the mean of its old rows), as the run did when "
-        "it started; ΔW counts from there."
-    ) == [{"n": 2}]  # chatml's two control tokens
     lora = grid(out, "diff_lora")
     weights = grid(out, "diff_weights")
+    # the base grew 2 vocabulary rows first (chatml's two control tokens): the weights' one note says so
+    [grown] = [(key, fields) for key, fields in heard if fields == {"n": 2}]
+    assert code == 0 and weights["notes"] == [t(grown[0], n=2)]
     relative = dict(zip(weights["rows"], (v[0] for v in weights["values"]), strict=True))
     assert lora["rows"] == ["blocks.0.attn.proj", "blocks.0.attn.qkv", "blocks.1.attn.proj", "blocks.1.attn.qkv"]
     for layer, (rel, rank) in zip(lora["rows"], lora["values"], strict=True):

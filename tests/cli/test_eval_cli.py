@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import json
 import random
+import re
+from pathlib import Path
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.config import EvalConfig
 from glassformer.errors import UsageError
-from glassformer.eval_card import check_out, draw_samples, evaluate, load_run
+from glassformer.eval_card import card_table, check_out, draw_samples, evaluate, load_run
 from glassformer.evaluation import context_chars, utf8_bytes
+from glassformer.messages import speaking, t
 from glassformer.sample import sample
 from glassformer.train.record import MetricsLog
 
@@ -55,6 +59,16 @@ def eval_cli(runs, capsys, *argv):
     code = main(["eval", *argv, "--cache-dir", str(runs["tmp"] / "cache"), *SMALL])
     out = capsys.readouterr()
     return code, out.out, out.err
+
+
+def eval_said(runs, capsys, *argv):
+    """eval_cli, and what it said as (English, fields) pairs."""
+    with said() as heard:
+        code, out, err = eval_cli(runs, capsys, *argv)
+    return code, out, err, heard
+
+
+CHINESE = re.compile("[\u4e00-\u9fff]")
 
 
 def strict_json(path):
@@ -108,7 +122,7 @@ def test_a_char_run_and_a_bpe_run_are_scored_over_the_same_bytes(runs, capsys, t
 
 
 def test_a_word_run_beside_a_char_run_shares_the_prompt_and_the_bytes_and_is_marked_lossy(runs, capsys, tmp_path):
-    code, out, _ = eval_cli(runs, capsys, runs["char"], "--against", runs["word"], "--out", str(tmp_path))
+    code, out, _, heard = eval_said(runs, capsys, runs["char"], "--against", runs["word"], "--out", str(tmp_path))
     assert code == 0  # the default prompt is one both write: not a newline, which a word tokenizer drops
     card = strict_json(tmp_path / "card.json")
     char, word = card["runs"]
@@ -118,7 +132,9 @@ def test_a_word_run_beside_a_char_run_shares_the_prompt_and_the_bytes_and_is_mar
         and word["bits_per_byte"]["tokens"] < (char["bits_per_byte"]["tokens"])
     )
     assert char["bits_per_byte"]["exact"] and not word["bits_per_byte"]["exact"]
-    assert out.count("not comparable") == 1
+    lossy = [(key, fields) for key, fields in heard if set(fields) == {"run"}]  # its bits per byte: not comparable
+    assert [fields for _, fields in lossy] == [{"run": Path(word["run"]).name}]  # said of the word run only
+    assert t(lossy[0][0], **lossy[0][1]) in out
 
 
 def test_two_seeds_part_where_their_logs_say(runs, capsys, tmp_path):
@@ -153,22 +169,34 @@ def test_the_table_speaks_chinese_with_the_same_numbers(runs, capsys, tmp_path):
     for lang in ("en", "zh"):
         code, outs[lang], _ = eval_cli(runs, capsys, "--lang", lang, runs["char"], "--out", str(tmp_path / lang))
         assert code == 0
-    assert "每字节比特数" in outs["zh"] and "bits per byte" in outs["en"]
-    numbers = [line.split()[-1] for line in outs["en"].splitlines() if line.startswith("bits per byte")]
-    assert numbers and numbers[0] in outs["zh"]
     assert strict_json(tmp_path / "en" / "card.json")["runs"] == strict_json(tmp_path / "zh" / "card.json")["runs"]
+    card = strict_json(tmp_path / "en" / "card.json")
+    tables = {}
+    for lang in ("en", "zh"):  # what was printed is the card's table in that language
+        with speaking(lang):
+            tables[lang] = card_table(card)
+        assert outs[lang].startswith(tables[lang] + "\n")
+    assert CHINESE.search(tables["zh"]) and tables["zh"] != tables["en"]
+    assert len(tables["zh"].splitlines()) == len(tables["en"].splitlines())  # row for row
+    bpb = format(card["runs"][0]["bits_per_byte"]["value"], ".4f")
+    assert bpb in tables["en"] and bpb in tables["zh"]  # the same numbers
 
 
 def test_an_earlier_card_is_replaced_with_a_word_and_a_user_s_file_never(runs, capsys, tmp_path):
-    code, out, _ = eval_cli(runs, capsys, runs["char"], "--out", str(tmp_path))
-    assert code == 0 and "replaced" not in out
-    code, out, _ = eval_cli(runs, capsys, runs["char"], "--out", str(tmp_path))
-    assert code == 0 and out.count("replaced") == 2  # card.json and card.png, said
+    code, out, _, heard = eval_said(runs, capsys, runs["char"], "--out", str(tmp_path))
+    written = [(key, fields["files"].name) for key, fields in heard if set(fields) == {"files"}]
+    assert code == 0
+    code, out, _, heard = eval_said(runs, capsys, runs["char"], "--out", str(tmp_path))
+    replaced = [(key, fields["files"].name) for key, fields in heard if set(fields) == {"files"}]
+    assert code == 0 and [name for _, name in written] == [name for _, name in replaced] == ["card.json", "card.png"]
+    assert len({key for key, _ in written}) == len({key for key, _ in replaced}) == 1  # one sentence for each case
+    assert written[0][0] != replaced[0][0]  # the second time, each file is said to be replaced, not written
+    assert all(t(key, files=tmp_path / name) in out for key, name in replaced)
     mine = tmp_path / "mine"
     mine.mkdir()
-    (mine / "card.json").write_text('{"my": "notes"}')
+    (mine / "card.json").write_text('{"notes":"mine"}')
     code, _, err = eval_cli(runs, capsys, runs["char"], "--out", str(mine))
-    assert code == 2 and (mine / "card.json").read_text() == '{"my": "notes"}' and not (mine / "card.png").exists()
+    assert code == 2 and (mine / "card.json").read_text() == '{"notes":"mine"}' and not (mine / "card.png").exists()
     assert err.count("\n") == 1 and "card.json" in err
     with pytest.raises(UsageError) as e:
         check_out(mine)
@@ -206,7 +234,7 @@ def test_bad_input_is_one_line_naming_the_fix(runs, capsys, tmp_path, lang):
     for extra, exit_code in cases:
         code, _, err = eval_cli(runs, capsys, "--lang", lang, runs["char"], "--out", str(tmp_path / "o"), *extra)
         assert code == exit_code and err.count("\n") == 1, (extra, err)
-        assert ("错误：" in err) == (lang == "zh")
+        assert bool(CHINESE.search(err)) == (lang == "zh")  # said in the language asked for
     assert not (tmp_path / "o" / "card.json").exists()
 
 

@@ -3,14 +3,16 @@ params`: what each verb prints and writes. `glassformer patch | heads | attribut
 in their JSON equal the library's own on the same run, every file is written, and bad input is
 refused in one line (exit 2, nothing written), in English and Chinese.
 
-What a verb says is pinned as catalogue keys and fields (`said`, tests/helpers.py), and that the
-sentence, made by `t`, reached stdout: the English may be reworded freely."""
+What a verb says is pinned as a sentence found by the fields it carries (`said`, tests/helpers.py),
+and that the sentence, made by `t` from its own words, reached stdout: no test types the English, so it
+may be reworded freely."""
 
 import json
+import re
 
 import pytest
 import torch
-from helpers import keyed, said
+from helpers import keyed, said, shown
 
 from glassformer.causal import activation_patching, head_scores, logit_diff, repeated_tokens
 from glassformer.cli import inspect as inspect_cli
@@ -19,6 +21,8 @@ from glassformer.cli.options import Parser
 from glassformer.config import ModelConfig, TrainConfig, get_preset, to_dict
 from glassformer.errors import UsageError
 from glassformer.inspect.causal_views import check_model
+from glassformer.inspect.params import FORMULA_WORDS, FlopEstimate
+from glassformer.inspect.words import STAGE_WORDS
 from glassformer.messages import t
 from glassformer.models import GPT, Encoder, build_model
 from glassformer.text import CharTokenizer
@@ -37,7 +41,7 @@ def run(argv, capsys):
 
 
 def run_said(argv, capsys):
-    """run(), and what it said as catalogue keys and fields."""
+    """run(), and what it said as (English, fields) pairs."""
     with said() as heard:
         code, out = run(argv, capsys)
     return code, out, heard
@@ -47,9 +51,8 @@ def test_trace_preset(tmp_path, capsys):
     code, out, heard = run_said(["trace", "--preset", "seed000", "--prompt", "hello", "--out", str(tmp_path)], capsys)
     assert code == 0
     source = {"preset": "seed000", "kind": "gpt", "seed": 0}
-    assert ("preset {preset} ({kind}), random init, seed {seed}", source) in heard and t(
-        "preset {preset} ({kind}), random init, seed {seed}", **source
-    ) in out
+    said_source = heard.one("preset", "kind", "seed")
+    assert said_source[1] == source and shown(said_source) in out
     assert "'hell'" in out  # input = prompt minus its last token
     assert "blocks.1.attn.weights" in out and "(B=1, H=4, T_q=4, T_k=4)" in out
     assert "(B=1, T=4, V=" in out and "loss" in out
@@ -76,7 +79,7 @@ def test_trace_overrides_markdown_and_collapse(tmp_path, capsys):
         capsys,
     )
     assert code == 0
-    assert f"| {t('embedding')} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out
+    assert f"| {t(STAGE_WORDS['embedding'])} | embed | (1, 5, 32) | (B=1, T=5, C=32) |" in out  # the stage's words
     assert "blocks.2.*" in out and "blocks.2.attn.q" not in out
     key, fields = keyed(UsageError, run, ["trace", "--n_layer=3", "--out", str(tmp_path)], capsys)
     assert (key, fields["key"]) == ("config.unknown_key", "n_layer")
@@ -86,43 +89,37 @@ def test_trace_regressor(tmp_path, capsys):
     argv = ["trace", "--preset", "sine", "--prompt", "0 0.5 1 0.5 0", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    assert (
-        "preset {preset} ({kind}), random init, seed {seed}",
-        {"preset": "sine", "kind": "regressor", "seed": 0},
-    ) in heard
+    assert heard.one("preset", "kind", "seed")[1] == {"preset": "sine", "kind": "regressor", "seed": 0}
     assert "(B=1, T=4, d_in=1)" in out and "(B=1, T=4, d_out=1)" in out and "[0.000, 0.500, 1.000, 0.500]" in out
 
 
 def test_attention(tmp_path, capsys):
-    code, out = run(
+    code, out, heard = run_said(
         ["attention", "--prompt", "你好 hello", "--layer", "1", "--head", "3", "--out", str(tmp_path)], capsys
     )
     assert code == 0
-    assert "8 tokens: 你 好 ␣ h e l l o" in out
+    tokens = heard.one("n", "labels")
+    assert tokens[1] == {"n": 8, "labels": "你 好 ␣ h e l l o"} and shown(tokens) in out
     for name in ("attention_grid.png", "attention_L1_H3.png", "attention.html"):
-        assert f"wrote {tmp_path / name}" in out
+        assert str(tmp_path / name) in out
     assert (tmp_path / "attention_L1_H3.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    with pytest.raises(ValueError, match="layers 0..1"):
+    with pytest.raises(UsageError) as e:
         run(["attention", "--layer", "5", "--out", str(tmp_path)], capsys)
+    assert e.value.code == "arg.index.layers" and (e.value.fields["value"], e.value.fields["last"]) == (5, 1)
 
 
 def test_grads(tmp_path, capsys):
     argv = ["grads", "--preset", "seed000", "--prompt", "to be or not", "--out", str(tmp_path)]
     code, out, heard = run_said(argv, capsys)
     assert code == 0
-    [header] = heard.of("# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}")
-    assert (
-        header["lr"] == 0.001
-        and t("# {source}; loss {loss:.4f}; upd/w after one Adam step at lr {lr:g}", **header) in out
-    )
+    header = heard.one("source", "loss", "lr")
+    assert header[1]["lr"] == 0.001 and shown(header) in out
     model_params = [n for n, _ in GPT(get_preset("seed000").model).named_parameters()]
     for name in model_params:
         assert f"\n{name} " in out
-    [norms] = heard.of("per-layer gradient norm: {norms}")
-    assert (
-        norms["norms"].startswith("embed ") and t("per-layer gradient norm: {norms}", **norms) in out
-    )  # input side first
-    assert (tmp_path / "grads.png").exists() and f"wrote {tmp_path / 'grads.png'}" in out
+    norms = heard.one("norms")
+    assert norms[1]["norms"].startswith("embed ") and shown(norms) in out  # input side first
+    assert (tmp_path / "grads.png").exists() and str(tmp_path / "grads.png") in out
     line = json.loads((tmp_path / "grads.jsonl").read_text().splitlines()[0])
     assert set(line["params"]) == set(model_params)
 
@@ -131,15 +128,14 @@ def test_params_seed002_prints_the_true_count(tmp_path, capsys):
     code, out, heard = run_said(["params", "--preset", "seed002", "--out", str(tmp_path)], capsys)
     assert code == 0
     true = sum(p.numel() for p in Encoder(get_preset("seed002").model).parameters())
-    assert ("parameters: {total:,} (sum of numel over model.parameters())", {"total": true}) in heard and t(
-        "parameters: {total:,} (sum of numel over model.parameters())", total=true
-    ) in out
-    assert "≠" not in out and "C·3C + 3C" in out and t("norm='none': identity") in out
-    bidirectional = t("4·n_layers·T·C (bidirectional)")
-    assert ("attention {formula}", {"formula": bidirectional}) in heard  # an encoder: attention both ways
-    assert t("attention {formula}", formula=bidirectional) in out and t("training ≈ 3 × forward") in out
+    total = heard.one("total")
+    assert total[1] == {"total": true} and shown(total) in out
+    assert "≠" not in out and "C·3C + 3C" in out and t(FORMULA_WORDS["ln.none"]) in out
+    attention = heard.one("formula")  # an encoder: attention both ways, twice the causal term
+    assert attention[1]["formula"].startswith("4·n_layers·T·C") and shown(attention) in out
     data = json.loads((tmp_path / "params.json").read_text())
     assert data["total"] == true and data["activation_memory"]["B"] == get_preset("seed002").train.batch_size
+    assert f"{FlopEstimate(**data['flops']).training:>14,}" in out  # the training FLOPs line
 
 
 def test_params_reads_t_from_seq_len_and_refuses_its_old_name(tmp_path, capsys):
@@ -167,7 +163,7 @@ def test_trace_from_a_run_directory(tmp_path, capsys):
     tok.save(run_dir / "tokenizer.json")
     checkpoint.save_weights(run_dir / checkpoint.MODEL_FILE, GPT(preset.model), step=5)
     code, out = run(["trace", "--run", str(run_dir), "--prompt", "hello", "--out", str(tmp_path / "o")], capsys)
-    assert code == 0 and f"run {run_dir}" in out and "blocks.0.attn.z" in out and "blocks.1." not in out
+    assert code == 0 and str(run_dir) in out and "blocks.0.attn.z" in out and "blocks.1." not in out
 
 
 def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese(tmp_path, monkeypatch):
@@ -180,7 +176,7 @@ def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese
     from glassformer.cli import main
     from glassformer.fonts import CJK_FONT
     from glassformer.inspect import fonts
-    from glassformer.messages import speaking, t
+    from glassformer.messages import speaking
     from glassformer.text import CharTokenizer
     from glassformer.train import checkpoint
 
@@ -193,7 +189,7 @@ def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese
     (run_dir / "config.json").write_text(json.dumps({"model": to_dict(preset.model), "train": to_dict(preset.train)}))
     tok.save(run_dir / "tokenizer.json")
     checkpoint.save_weights(run_dir / checkpoint.MODEL_FILE, GPT(preset.model), step=5)
-    picked, figures = [], []
+    picked, figures, asked = [], [], []
     attention_maps = importlib.import_module("glassformer.inspect.attention_maps")  # the package's name is a function
     real_label_font, real_head = fonts.label_font, attention_maps.head_figure
 
@@ -203,6 +199,7 @@ def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese
         return font, shown
 
     def spy_head(*a, **k):
+        asked.append((a, k))
         figures.append(real_head(*a, **k))
         return figures[-1]
 
@@ -212,12 +209,14 @@ def test_a_chinese_runs_attention_pictures_draw_with_the_shipped_font_in_chinese
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert main([*argv, "--out", str(tmp_path / "o"), "--lang", "zh"]) == 0
-    assert not any("missing from" in str(w.message) for w in caught)  # matplotlib's missing-glyph warning
+    assert not any("Glyph" in str(w.message) for w in caught)  # matplotlib's "Glyph N missing from font(s)"
     assert not any(issubclass(w.category, fonts.FontWarning) for w in caught)
     assert picked and all(p == (str(CJK_FONT), True) for p in picked)  # the shipped font, no label escaped
     (ax,) = [a for a in figures[0].axes if a.images]
-    with speaking("zh"):
-        assert ax.get_xlabel() == t("key: the token looked at") and ax.get_ylabel() == t("query: the token looking")
+    with speaking("en"):  # the same head, drawn in English: the Chinese axes are its translation
+        (english,) = [a for a in real_head(*asked[0][0], **asked[0][1]).axes if a.images]
+    for zh, en in ((ax.get_xlabel(), english.get_xlabel()), (ax.get_ylabel(), english.get_ylabel())):
+        assert re.search("[\u4e00-\u9fff]", zh) and not re.search("[\u4e00-\u9fff]", en) and zh != en
     assert (tmp_path / "o" / "attention_L0_H0.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -283,8 +282,8 @@ def test_patch_by_position_equals_the_library_s_grid(causal_run, tmp_path, capsy
     assert data["rows"] == ["blocks.0.resid_post", "blocks.1.resid_post"] and len(data["columns"]) == 7
     # the last layer's stream at the last position is the whole answer; earlier positions no longer matter
     assert close(data["values"][-1], [0.0] * 6 + [1.0], atol=1e-4)
-    assert f"{data['values'][0][-1]:.3f}" in out
-    assert ("已写入" if lang == "zh" else "wrote") in out
+    assert f"{data['values'][0][-1]:.3f}" in out and str(tmp_path / "patch.png") in out
+    assert bool(re.search("[\u4e00-\u9fff]", out)) == (lang == "zh")  # said in the language asked for
 
 
 def test_patch_by_head_and_by_layer(causal_run, tmp_path, capsys):
@@ -431,29 +430,17 @@ def test_seq2seq_and_post_norm_models_are_refused():
 
 def test_patch_help_has_an_example_and_names_the_default_by(capsys):
     """Issue 44: `patch --help` had no example and did not say which --by it uses when none is given."""
-    from glassformer.messages import t
-
-    with pytest.raises(SystemExit):
+    with said() as heard, pytest.raises(SystemExit):
         main(["patch", "--help"])
-    shown = " ".join(capsys.readouterr().out.split())
-    assert (
-        " ".join(
-            t(
-                "what to patch: position (layer × position), layer "
-                "(attention, FFN), head (layer × head) (default: {default})",
-                default="position",
-            ).split()
-        )
-        in shown
-    )
-    assert (
-        " ".join(
-            t(
-                'example: glassformer patch runs/baby-<time> --clean "ROMEO: '
-                'the cat" --corrupt "ROMEO: the mat" --answer " " --wrong s '
-                "--by head (the two prompts the same number of tokens; "
-                "--answer and --wrong one token each)"
-            ).split()
-        )
-        in shown
-    )
+    shown_ = " ".join(capsys.readouterr().out.split())
+    verbs = Parser(prog="glassformer").add_subparsers(dest="verb", required=True)
+    inspect_cli.register(verbs)
+    patch = verbs.choices["patch"]
+    [by] = [a for a in patch._actions if "--by" in a.option_strings]
+    said_default = [(key, fields) for key, fields in heard if fields == {"default": by.default}]
+    assert by.default == "position" and said_default  # the help of --by names its default
+    assert " ".join(shown(said_default[0]).split()) in shown_
+    example = " ".join(patch.epilog.split())  # an example: a command line with every flag it needs, and --by
+    assert example in shown_
+    needed = [a.option_strings[0] for a in patch._actions if a.option_strings and a.required]
+    assert len(needed) == 4 and all(flag in example for flag in [*needed, "--by"])

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 
 import pytest
-from helpers import ROOT, train_argv
+from helpers import ROOT, said, train_argv
 
 from glassformer.cli import main
+from glassformer.cli.options import count, finite, positive, probability
 from glassformer.logits_processors import Knobs
 from glassformer.messages import t
 from glassformer.sample import sample as lib_sample
@@ -27,6 +29,14 @@ def sample(run_dir, capsys, *extra):
     return code, capsys.readouterr().out
 
 
+def sample_said(argv, capsys):
+    """main(argv): the exit code, stdout, stderr and what was said, as (English, fields) pairs."""
+    with said() as heard:
+        code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err, heard
+
+
 def test_prompt_then_continuation_same_seed_same_text(run_dir, capsys):
     code, a = sample(run_dir, capsys, "--prompt", "the ", "--seed", "1", "--max-new-tokens", "40")
     _, b = sample(run_dir, capsys, "--prompt", "the ", "--seed", "1", "--max_new_tokens", "40")
@@ -39,28 +49,35 @@ def test_several_samples_and_greedy(run_dir, capsys):
     """The CLI writes exactly what the library's sample() writes with the same settings: a CLI that
     dropped --top-k, --top-p, --seed or --temperature on the way would print other text."""
     model, tok, _ = load_model(run_dir)
-    code, out = sample(
-        run_dir,
+    code, out, _, heard = sample_said(
+        [
+            "sample",
+            str(run_dir),
+            "--threads",
+            "1",
+            "--prompt",
+            "a",
+            "--num-samples",
+            "3",
+            "--seed",
+            "0",
+            "--max-new-tokens",
+            "10",
+            "--top-k",
+            "5",
+            "--top-p",
+            "0.9",
+            "--temperature",
+            "1.5",
+        ],
         capsys,
-        "--prompt",
-        "a",
-        "--num-samples",
-        "3",
-        "--seed",
-        "0",
-        "--max-new-tokens",
-        "10",
-        "--top-k",
-        "5",
-        "--top-p",
-        "0.9",
-        "--temperature",
-        "1.5",
     )
     assert code == 0
-    parts = re.split(r"--- sample (\d) of 3 ---\n", out)  # ["", "1", text, "2", text, "3", text]
-    assert parts[0] == "" and parts[1::2] == ["1", "2", "3"]
-    texts = [t.removesuffix("\n") for t in parts[2::2]]
+    headers = [(key, fields) for key, fields in heard if set(fields) == {"i", "n"}]  # each sample's header line
+    assert [fields for _, fields in headers] == [{"i": i, "n": 3} for i in (1, 2, 3)]
+    parts = re.split("|".join(re.escape(t(key, **fields) + "\n") for key, fields in headers), out)
+    assert parts[0] == "" and len(parts) == 4  # ["", text, text, text]: a header before each
+    texts = [t.removesuffix("\n") for t in parts[1:]]
     assert texts == [
         "a" + t for t in lib_sample(model, tok, "a", 10, temperature=1.5, top_k=5, top_p=0.9, num_samples=3, seed=0)
     ]
@@ -80,10 +97,12 @@ def test_stop_string_and_best_weights(run_dir, capsys):
 
 
 def test_missing_run_and_unknown_characters_are_clean_errors(tmp_path, run_dir, capsys):
-    assert main(["sample", str(tmp_path / "nope")]) == 2
-    assert "not a run directory" in capsys.readouterr().err
-    assert main(["sample", str(run_dir), "--prompt", "Ω"]) == 2
-    assert "not in the vocabulary" in capsys.readouterr().err
+    code, _, err, heard = sample_said(["sample", str(tmp_path / "nope")], capsys)
+    [missing] = heard.of("run.missing")
+    assert code == 2 and missing["dir"] == tmp_path / "nope" and str(tmp_path / "nope") in err
+    code, _, err, heard = sample_said(["sample", str(run_dir), "--prompt", "Ω"], capsys)
+    [(key, unseen)] = [(key, fields) for key, fields in heard if fields.get("shown") == "'Ω'"]  # the character named
+    assert code == 2 and unseen["n"] == 1 and t(key, **unseen) in err and len(err.splitlines()) == 1
 
 
 def test_attention_path_and_cache_switches_never_change_the_text(run_dir, capsys):
@@ -119,12 +138,12 @@ def test_debug_shapes_prints_the_trace_once_and_leaves_the_text_alone(run_dir, c
 
 def test_stderr_says_what_happens_past_max_len(run_dir, capsys):
     """Only when the text will outgrow max_len (128 here): 1 + 130 tokens does, 1 + 3 does not."""
-    code = main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "130"])
-    err = capsys.readouterr().err
-    assert code == 0 and "position=learned: a table of max_len=128 positions" in err
-    assert "only the last 128 tokens" in err
-    assert main(["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens", "3"]) == 0
-    assert "position=" not in capsys.readouterr().err
+    argv = ["sample", str(run_dir), "--threads", "1", "--prompt", "a", "--max-new-tokens"]
+    code, _, err, heard = sample_said([*argv, "130"], capsys)
+    [(key, fields)] = [(key, fields) for key, fields in heard if fields == {"name": "learned", "max_len": 128}]
+    assert code == 0 and err == t(key, **fields) + "\n"  # the position kind, its table's length: a note, alone
+    code, _, err, heard = sample_said([*argv, "3"], capsys)
+    assert code == 0 and err == "" and {"name": "learned", "max_len": 128} not in [f for _, f in heard]
 
 
 def test_a_note_on_stderr_comes_after_what_stdout_already_held_when_both_go_to_one_pipe():
@@ -182,22 +201,24 @@ def test_the_repetition_knobs_reach_the_library_and_none_given_is_the_text_of_be
 
 
 @pytest.mark.parametrize(
-    "flag, value, key",
-    [
-        ("--repetition-penalty", "0", "must be a finite number > 0, got {value!r}"),
-        ("--repetition-penalty", "-1.2", "must be a finite number > 0, got {value!r}"),
-        ("--frequency-penalty", "inf", "must be a finite number, got {value!r}"),
-        ("--presence-penalty", "nan", "must be a finite number, got {value!r}"),
-        ("--no-repeat-ngram", "0", "must be a whole number >= 1, got {value!r}"),
-        ("--min-p", "1.5", "must be a number in (0, 1], got {value!r}"),
-        ("--min-p", "0", "must be a number in (0, 1], got {value!r}"),
-        ("--typical-p", "0", "must be a number in (0, 1], got {value!r}"),
-        ("--typical-p", "x", "must be a number in (0, 1], got {value!r}"),
+    "flag, value, check",
+    [  # the knob, a value it refuses, and the check (cli/options) whose refusal the user must read
+        ("--repetition-penalty", "0", positive),
+        ("--repetition-penalty", "-1.2", positive),
+        ("--frequency-penalty", "inf", finite),
+        ("--presence-penalty", "nan", finite),
+        ("--no-repeat-ngram", "0", count),
+        ("--min-p", "1.5", probability),
+        ("--min-p", "0", probability),
+        ("--typical-p", "0", probability),
+        ("--typical-p", "x", probability),
     ],
 )
-def test_a_bad_knob_is_one_line_naming_the_flag(run_dir, capsys, flag, value, key):
+def test_a_bad_knob_is_one_line_naming_the_flag(run_dir, capsys, flag, value, check):
     with pytest.raises(SystemExit) as e:
         main(["sample", str(run_dir), flag, value])
     err = capsys.readouterr().err
-    assert e.value.code == 2 and flag in err and t(key, value=value) in err
+    with pytest.raises(argparse.ArgumentTypeError) as refusal:
+        check(value)
+    assert e.value.code == 2 and flag in err and str(refusal.value) in err and value in str(refusal.value)
     assert len(err.strip().splitlines()) <= 2  # the problem, then where to read more (cli/options.Parser)

@@ -11,6 +11,7 @@ from helpers import said, strict_json, train_argv
 
 import glassformer.devices as devices
 from glassformer.cli import main
+from glassformer.cli.train import PEAK_MEASURED, PEAK_PROBED
 from glassformer.config import ModelConfig
 from glassformer.devices import MachinePeak, flops_per_token, matmul_params, model_flops_per_token
 from glassformer.errors import DamagedFile
@@ -151,55 +152,39 @@ def _config(run_dir) -> dict:
     return json.loads((run_dir / "config.json").read_text())
 
 
-def test_a_new_cli_run_records_the_dtype_auto_picked_and_says_why(no_peaks, tmp_path, monkeypatch, capsys):
-    from glassformer.messages import t
+def _sentence(heard, **fields) -> str:
+    """The one sentence said with these field values, worded as the catalogue words it now: what the
+    output must hold, found by its figures rather than typed in English (an error's code, heard beside
+    its sentence, is left out)."""
+    [words] = {t(m, **f) for m, f in heard if " " in m and all(k in f and f[k] == v for k, v in fields.items())}
+    return words
 
+
+SPEED = {"tokens_per_s", "gflops", "mfu", "dtype", "peak", "how"}  # the speed line's fields
+
+
+def test_a_new_cli_run_records_the_dtype_auto_picked_and_says_why(no_peaks, tmp_path, monkeypatch, capsys):
     _fast_bf16()
-    assert main(train_argv(tmp_path, "small", "--max_steps=2")) == 0  # seed000: 1M of work, below 2²³
+    with said() as heard:
+        assert main(train_argv(tmp_path, "small", "--max_steps=2")) == 0  # seed000: 1M of work, below 2²³
     assert _config(tmp_path / "small")["train"]["dtype"] == "float32"
-    why = t(
-        "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
-        work=16 * 16 * 64**2,
-        least=devices.BF16_MIN_WORK,
-    )
-    assert (
-        t(
-            "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
-            dtype="float32",
-            why=why,
-        )
-        in capsys.readouterr().out
-    )
+    why = _sentence(heard, work=16 * 16 * 64**2, least=devices.BF16_MIN_WORK)  # too little work for bf16
+    assert heard.carrying(dtype="float32", why=why) and _sentence(heard, why=why) in capsys.readouterr().out
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # the same run, as if it were big enough
-    assert main(train_argv(tmp_path, "big", "--max_steps=2")) == 0
+    with said() as heard:
+        assert main(train_argv(tmp_path, "big", "--max_steps=2")) == 0
     assert _config(tmp_path / "big")["train"]["dtype"] == "bfloat16"  # what ran, not "auto"
-    why = t("this machine's bfloat16 products are {ratio:.1f}× float32's", ratio=9.0)
-    assert (
-        t(
-            "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)",
-            dtype="bfloat16",
-            why=why,
-        )
-        in capsys.readouterr().out
-    )
+    why = _sentence(heard, ratio=9.0)  # this machine's bf16 is 9× float32
+    assert heard.carrying(dtype="bfloat16", why=why) and _sentence(heard, why=why) in capsys.readouterr().out
 
 
 def test_a_dtype_the_user_gives_is_kept_and_not_explained(no_peaks, tmp_path, monkeypatch, capsys):
-    from glassformer.messages import t
-
     _fast_bf16()
-    assert main(train_argv(tmp_path, "run", "--max_steps=2", "--dtype=bfloat16")) == 0  # below 2²³: auto says float32
+    with said() as heard:
+        assert main(train_argv(tmp_path, "run", "--max_steps=2", "--dtype=bfloat16")) == 0  # below 2²³: auto: float32
     assert _config(tmp_path / "run")["train"]["dtype"] == "bfloat16"
-    out = capsys.readouterr().out
-    assert (
-        t(
-            "batch × seq_len × d_model² = {work:,} is below {least:,}, too little work for bfloat16 to pay on a CPU",
-            work=16 * 16 * 64**2,
-            least=devices.BF16_MIN_WORK,
-        )
-        not in out
-    )
-    assert t("this machine's bfloat16 products are {ratio:.1f}× float32's", ratio=9.0) not in out
+    assert not heard.carrying(work=16 * 16 * 64**2) and not heard.carrying(ratio=9.0)  # no reason given
+    assert not [fields for _, fields in heard if "why" in fields]
 
 
 def test_a_resumed_run_keeps_its_dtype_when_the_probe_changes_its_mind(no_peaks, tmp_path, monkeypatch, capsys):
@@ -248,30 +233,23 @@ def test_bench_machine_prints_and_keeps_the_figures(no_peaks, monkeypatch, capsy
 
 
 def test_bench_machine_refuses_a_bad_budget(no_peaks, capsys):
-    from glassformer.messages import t
-
-    with pytest.raises(SystemExit) as refused:  # argparse's range type: above 0
+    with said() as heard, pytest.raises(SystemExit) as refused:  # argparse's range type: above 0
         main(["bench", "machine", "--budget", "0"])
-    assert (
-        refused.value.code == 2
-        and t("must be a finite number > 0, got {value!r}", value="0") in capsys.readouterr().err
-    )
-    assert main(["bench", "machine", "--budget", "61", "--no-save"]) == 2  # the verb's own cap: 60 s
-    assert (
-        t("--budget {value}: give a number of seconds above 0 and at most {most}.", value=61.0, most=60)
-        in capsys.readouterr().err
-    )
+    assert refused.value.code == 2 and _sentence(heard, value="0") in capsys.readouterr().err
+    with said() as heard:
+        assert main(["bench", "machine", "--budget", "61", "--no-save"]) == 2  # the verb's own cap: 60 s
+    assert heard.of("bench.budget") == [{"value": 61.0, "most": 60}]
+    assert _sentence(heard, value=61.0, most=60) in capsys.readouterr().err
 
 
 def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path, monkeypatch, capsys):
-    from glassformer.messages import t
-
     devices.save_peak(MachinePeak("cpu", 1, 1e12, 9e12, 1e9))  # fast bf16, and a peak no run here comes near
     monkeypatch.setattr(devices, "BF16_MIN_WORK", 1)  # auto would pick bf16 for this run ...
     slow = MachinePeak("cpu", 0, 1e9, 1e9, 1e9)  # any other thread count's quick probe: bf16 slow there
     monkeypatch.setattr(devices, "measure_machine", lambda *a, **k: slow)  # every question must ask the run's 1
     argv = train_argv(tmp_path, "run", "--max_steps=20", "--eval_interval=10", "--eval_iters=2")
-    assert main([*argv, "--log_interval=5", "--dtype=float32"]) == 0  # ... but float32 was asked for
+    with said() as heard:
+        assert main([*argv, "--log_interval=5", "--dtype=float32"]) == 0  # ... but float32 was asked for
     out = capsys.readouterr().out
     logs = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
     speeds = sorted(r["tokens_per_s"] for r in logs if r["kind"] == "log")
@@ -280,60 +258,28 @@ def test_train_s_summary_says_the_fraction_of_the_saved_peak(no_peaks, tmp_path,
     config = json.loads((tmp_path / "run" / "config.json").read_text())
     model = GPT(ModelConfig(**config["model"]))
     flops = tokens_per_s * model_flops_per_token(model, config["train"]["seq_len"])  # FLOP/s
-    line = t(
-        "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
-        "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
-        "matrix-product peak ({peak:.1f} GFLOP/s, {how})",
-        tokens_per_s=tokens_per_s,
-        gflops=flops / 1e9,
-        mfu=flops / 1e12,
-        dtype="float32",
-        peak=1000.0,
-        how=t("measured by `glassformer bench machine`"),
-    )
-    assert line in out
-    assert (
-        t(
-            "this machine's bfloat16 products are {ratio:.1f}× faster, "
-            "and this run is big enough for them to pay: leave --dtype "
-            "out (auto) or give --dtype=bfloat16 (docs/performance.md: "
-            "the losses stay within 0.1%)",
-            ratio=9.0,
-        )
-        in out
-    )  # float32 chosen where auto would take bf16: say so
+    [line] = [fields for _, fields in heard if set(fields) == SPEED]
+    assert line == {
+        "tokens_per_s": tokens_per_s,
+        "gflops": flops / 1e9,
+        "mfu": flops / 1e12,
+        "dtype": "float32",
+        "peak": 1000.0,
+        "how": t(PEAK_MEASURED),  # the careful peak bench machine saved
+    }
+    assert _sentence(heard, tokens_per_s=tokens_per_s, how=t(PEAK_MEASURED)) in out
+    assert _sentence(heard, ratio=9.0) in out  # float32 chosen where auto would take bf16: say so
 
 
 def test_no_bf16_hint_where_bf16_would_not_pay(no_peaks, tmp_path, capsys):
-    from glassformer.messages import t
-
     _fast_bf16()  # fast bf16, but seed000's step is below BF16_MIN_WORK
-    assert main(train_argv(tmp_path, "run", "--max_steps=10", "--log_interval=5", "--dtype=float32")) == 0
-    out = capsys.readouterr().out
-    assert (
-        t(
-            "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
-            "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
-            "matrix-product peak ({peak:.1f} GFLOP/s, {how})",
-            tokens_per_s=1,
-            gflops=1,
-            mfu=1,
-            dtype="x",
-            peak=1,
-            how="y",
-        )[:6]
-        in out
-    )
-    assert (
-        t(
-            "this machine's bfloat16 products are {ratio:.1f}× faster, "
-            "and this run is big enough for them to pay: leave --dtype "
-            "out (auto) or give --dtype=bfloat16 (docs/performance.md: "
-            "the losses stay within 0.1%)",
-            ratio=9.0,
-        )
-        not in out
-    )
+    with said() as heard:
+        assert main(train_argv(tmp_path, "run", "--max_steps=10", "--log_interval=5", "--dtype=float32")) == 0
+    [line] = [
+        fields for _, fields in heard if "mfu" in fields
+    ]  # a speed line is said (this 1 GFLOP/s peak is slow) ...
+    assert _sentence(heard, **line) in capsys.readouterr().out
+    assert not heard.carrying(ratio=9.0)  # ... but no hint that bf16 would pay
 
 
 @pytest.mark.parametrize(("bf16", "autocasts"), [(6e9, True), (1.1e9, False)])
@@ -360,7 +306,7 @@ def _nested(depth: int = 100_000) -> str:
     return "[" * depth + "]" * depth
 
 
-DAMAGED = {  # what the file holds -> the key of the problem said about it
+DAMAGED = {  # what the file holds -> the code of the problem said about it (or the fields it is said with)
     "text values": (json.dumps(_entry(float32_flops="fast", bandwidth="3e9")), "bench.peak.impossible"),
     "zero": (json.dumps(_entry(float32_flops=0)), "bench.peak.impossible"),
     "1e400": (json.dumps(_entry()).replace("1000000000.0", "1e400"), "bench.peak.impossible"),  # inf
@@ -370,7 +316,7 @@ DAMAGED = {  # what the file holds -> the key of the problem said about it
     "deep nesting": (_nested(), "files.json_nested"),
     "nested entry": (json.dumps({devices._peak_key("cpu", 1): {"a": [[[[1]]]]}}), "bench.peak.not_entry"),
     "not json": ("{machine: fast", "files.json"),
-    "a list": (json.dumps([_entry()]), "it holds a JSON {found}, not the object of measurements glassformer writes."),
+    "a list": (json.dumps([_entry()]), {"found": "list"}),
     "empty": ("", "files.empty"),
     "text entry": (json.dumps({devices._peak_key("cpu", 1): "fast"}), "bench.peak.not_entry"),
 }
@@ -385,18 +331,22 @@ def damaged_cache(no_peaks, monkeypatch, request):
     return no_peaks / "machine.json", problem, text
 
 
-def _said_ignored(
-    heard,
-    path,
-    problem: str,
-    key: str = "ignored {path}: {problem} The speed summary uses a quick "
-    "probe instead; `glassformer bench machine` measures "
-    "carefully and writes the file again.",
-) -> None:
-    """Exactly one line about machine.json: `key`, naming the file, its problem made from `problem`."""
-    lines = heard.of(key)
-    assert len(lines) == 1 and lines[0]["path"] == path
-    assert heard.of(problem), problem
+def _lines_naming(heard, path) -> list[dict]:
+    """The fields of each line said about `path` and its problem (the error that made the problem,
+    heard too, carries the path but no problem)."""
+    return [fields for msgid, fields in heard if "problem" in fields and fields.get("path") == path]
+
+
+def _said_problem(heard, problem) -> None:
+    """The problem was said: an error's code, or a sentence's fields."""
+    assert heard.carrying(**problem) if isinstance(problem, dict) else heard.of(problem), problem
+
+
+def _said_ignored(heard, path, problem) -> None:
+    """Exactly one line about machine.json, naming the file, its problem made from `problem`."""
+    [line] = _lines_naming(heard, path)
+    assert set(line) == {"path", "problem"}
+    _said_problem(heard, problem)
 
 
 @pytest.mark.parametrize("damaged_cache", list(DAMAGED), indirect=True)
@@ -419,15 +369,9 @@ def test_float32_training_then_its_summary_finish_past_a_damaged_machine_json(da
             == 0
         )
     _said_ignored(heard, path, problem)
-    [summary] = heard.of(
-        "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
-        "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
-        "matrix-product peak ({peak:.1f} GFLOP/s, {how})"
-    )
-    assert (
-        summary["how"] == t("a quick probe; `glassformer bench machine` measures it carefully")
-        and 0 < summary["mfu"] < 100
-    )  # a fraction, not 398152842320%
+    [summary] = [fields for _, fields in heard if set(fields) == SPEED]
+    assert summary["how"] == t(PEAK_PROBED) and summary["peak"] == 1000.0  # the fixture's quick probe
+    assert 0 < summary["mfu"] < 100  # a fraction, not 398152842320%
     assert path.read_text() == text  # train only reads it
 
 
@@ -449,12 +393,11 @@ def test_bench_machine_writes_over_a_damaged_machine_json(damaged_cache, monkeyp
         assert main(["bench", "machine", "--budget", "0.01", "--threads", "1"]) == 0
     kept = json.loads(path.read_text())
     assert kept[devices._peak_key("cpu", 1)] == asdict(fake)
-    unreadable = ("files.json_nested", "files.json", "files.empty")  # DAMAGED's, as a file
-    file_damaged = (
-        problem in unreadable
-        or problem == "it holds a JSON {found}, not the object of measurements glassformer writes."
-    )
-    assert len(heard.of("replacing {path}: {problem}")) == (1 if file_damaged else 0)  # a bad entry is just replaced
+    unreadable = ("files.json_nested", "files.json", "files.empty", {"found": "list"})  # DAMAGED's, as a file
+    replacing = _lines_naming(heard, path)  # a damaged file: one line naming it; a bad entry is just replaced
+    assert len(replacing) == (1 if problem in unreadable else 0)
+    if replacing:
+        _said_problem(heard, problem)
     devices._PEAKS.clear()
     with devices.using_threads(1):
         assert devices.machine_peak("cpu") == (fake, True)
@@ -483,21 +426,9 @@ def test_a_fraction_above_the_whole_peak_blames_the_peak_not_the_run(no_peaks, t
     devices.save_peak(MachinePeak("cpu", 1, float32_flops=low, bfloat16_flops=low, bandwidth=1e9))
     with said() as heard:
         assert main(train_argv(tmp_path, "run", "--max_steps=4", "--log_interval=2", "--dtype=float32")) == 0
-    [wrong] = heard.of(
-        "speed: {gflops:.1f} GFLOP/s of model arithmetic, {mfu:.0%} "
-        "of this machine's peak ({peak:.3g} GFLOP/s): more than the "
-        "machine can do, so that peak is wrong; `glassformer bench "
-        "machine` measures it again."
-    )
-    assert (
-        wrong["mfu"] > 1
-        and wrong["peak"] == low / 1e9
-        and not heard.of(
-            "speed: {tokens_per_s:,.0f} tokens/s, {gflops:.1f} GFLOP/s "
-            "of model arithmetic = {mfu:.0%} of this machine's {dtype} "
-            "matrix-product peak ({peak:.1f} GFLOP/s, {how})"
-        )
-    )
+    [wrong] = [fields for _, fields in heard if "mfu" in fields]  # one speed line, and not the usual one:
+    assert set(wrong) == {"gflops", "mfu", "peak"} != SPEED  # no tokens/s, no "of this machine's float32 peak"
+    assert wrong["mfu"] > 1 and wrong["peak"] == low / 1e9
 
 
 def test_machine_json_is_json_even_when_a_figure_is_not_finite(no_peaks):

@@ -78,9 +78,10 @@ def test_windows_move_by_the_stride_and_give_each_target_max_len_minus_stride_co
 
 
 def test_the_first_word_is_context():
-    assert context_chars("First Citizen: speak") == len("First ")
+    line, poem = "First Citizen: speak", "床前明月光"  # a corpus's first line (test input, not our words)
+    assert context_chars(line) == line.index(" ") + 1  # the first word and the space after it
     assert context_chars("  lead\n\nnext") == len("  lead\n\n")
-    assert context_chars("床前明月光") == 1  # no whitespace: the first character
+    assert context_chars(poem) == 1  # no whitespace: the first character
     assert context_chars("word") == 1
 
 
@@ -113,7 +114,8 @@ def test_bits_per_byte_is_over_the_same_bytes_for_every_tokenizer():
     assert seen["char"].exact and seen["bpe"].exact and not seen["word"].exact  # words lose the newlines
     assert seen["word"].unknown == 0 and seen["char"].unknown == 0
     word = tokenizers()["word"]
-    assert score_text(Bigram(torch.zeros(word.vocab_size, word.vocab_size)), word, "the zebra sat").unknown == 1
+    unseen = "the zebra sat"  # one word TEXT never had
+    assert score_text(Bigram(torch.zeros(word.vocab_size, word.vocab_size)), word, unseen).unknown == 1
 
 
 def test_a_text_with_nothing_after_its_context_is_refused():
@@ -178,8 +180,9 @@ def test_choice_ids_move_the_context_s_trailing_space_to_the_continuation():
     tok = CharTokenizer.from_text("ab c")
     ctx, cont = choice_ids(tok, "ab ", "c")
     assert ctx == tok.encode("ab") and cont == tok.encode(" c")
-    words = WordTokenizer.from_text("the cat sat")
-    assert choice_ids(words, "the cat", " sat") == (words.encode("the cat"), words.encode("sat"))
+    text = "the cat sat"  # test input: a context of two words, then the continuation
+    words, context = WordTokenizer.from_text(text), text.removesuffix(" sat")
+    assert choice_ids(words, context, " sat") == (words.encode(context), words.encode("sat"))
 
 
 def hand_model():

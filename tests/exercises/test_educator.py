@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 
 import numpy as np
 import torch
+from helpers import en, said
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, educator
@@ -31,7 +33,8 @@ def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
     (subs / "carol" / "attention.py").write_text("def scaled_dot_product_attention(q, k, v, mask=None)\n    pass\n")
 
     out = tmp_path / "report" / "grades.csv"
-    assert main(["exercise", "grade", str(subs), "--out", str(out), "--exercises", ",".join(NAMES)]) == 0
+    with said() as heard:
+        assert main(["exercise", "grade", str(subs), "--out", str(out), "--exercises", ",".join(NAMES)]) == 0
     printed = capsys.readouterr().out
     rows = list(csv.DictReader(out.open()))
     table = {(r["student"], r["exercise"]): (r["status"], r["mistake"]) for r in rows}
@@ -48,13 +51,22 @@ def test_grade_three_students_gives_the_expected_table(tmp_path, capsys):
     }
     bob = next(r for r in rows if r["student"] == "bob" and r["exercise"] == "softmax")
     assert int(bob["cases_passed"]) < int(bob["cases_total"]) == len(prepare("softmax").cases)
-    assert bob["detail"].startswith("You exponentiate without subtracting the max first")
+    assert bob["detail"] == en(no_shift.note)  # the known mistake's own note
     md = out.with_suffix(".md").read_text()
-    assert "| student | softmax | causal_mask | attention | passed |" in md
-    assert "| alice | ✓ | ✓ | ✓ | 3/3 |" in md and "| bob | ✗ | ✓ | ✓ | 2/3 |" in md
-    assert "| carol | ! | · | S | 0/3 |" in md
-    assert "- softmax: 1/3" in md and "- causal_mask: 2/3" in md and "softmax · `no_shift` × 1" in md
-    assert f"Graded 3 students × 3 exercises: {out}" in printed
+    table = [[cell.strip() for cell in line.strip("|").split("|")] for line in md.splitlines() if line.startswith("| ")]
+    assert table[0][1:-1] == NAMES  # the header: a column per exercise, between the student's and the total's
+    ok, wrong = educator.STATUS_MARK["passed"], educator.STATUS_MARK["failed"]
+    crashed, missing, syntax = (educator.STATUS_MARK[s] for s in ("crashed", "missing", "syntax"))
+    assert table[1:] == [
+        ["alice", ok, ok, ok, "3/3"],
+        ["bob", wrong, ok, ok, "2/3"],
+        ["carol", crashed, missing, syntax, "0/3"],
+    ]
+    per_exercise = dict(re.findall(r"^- (\w+): (\d+/\d+)$", md, re.M))
+    assert per_exercise == {"softmax": "1/3", "causal_mask": "2/3", "attention": "2/3"}
+    recognised = re.findall(r"^- (\w+) · `(\w+)` × (\d+): (.*)$", md, re.M)
+    assert recognised == [("softmax", "no_shift", "1", bob["detail"])]
+    assert heard.carrying(students=3, exercises=3, md=out.with_suffix(".md")) and str(out) in printed
 
 
 def test_exported_golden_files_reload_and_match_the_references(tmp_path, capsys):

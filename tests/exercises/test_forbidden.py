@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 
+from helpers import en, in_catalogue, said, zh
+
 from glassformer.exercises import catalog, grading
-from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, SOFTMAX
+from glassformer.exercises.catalog import ATTENTION, LAYER_NORM, LINEAR, LOSS, SILU, SOFTMAX
 from glassformer.exercises.grading.scanning import scan
 
 
@@ -40,25 +43,19 @@ def test_calls_imports_and_lookups_by_name_are_refused(tmp_path):
         (8, "getattr(…, 'softmax')"),
         (9, "…['log_softmax']"),
     ]
-    assert {why for *_, why in found} == {"PyTorch's softmax: this exercise is to write it."}
+    assert {why for *_, why in found} == {SOFTMAX.why}
 
 
 def test_comments_docstrings_and_other_names_are_fine(tmp_path):
-    assert (
-        offences(
-            tmp_path,
-            '''
+    source = '''
         """Unlike F.scaled_dot_product_attention or nn.MultiheadAttention, we write it out."""
         import math
         import torch
         def scaled_dot_product_attention(q, k, v, mask=None):  # not torch.softmax, not nn.LayerNorm
             activation = "linear"
             return torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(q.size(-1)), -1) @ v, None
-        ''',
-            (ATTENTION, LAYER_NORM),
-        )
-        == []
-    )
+        '''  # the learner's file: the input scanned, not words compared
+    assert offences(tmp_path, source, (ATTENTION, LAYER_NORM)) == []
 
 
 def test_glassformer_dynamic_code_and_star_imports_are_refused_everywhere(tmp_path):
@@ -74,17 +71,12 @@ def test_glassformer_dynamic_code_and_star_imports_are_refused_everywhere(tmp_pa
         """,
         (),
     )
-    assert [(line, why) for _, line, _, why in found] == [
-        (2, "glassformer itself: it is what your code is graded against; write your own."),
-        (3, "glassformer itself: it is what your code is graded against; write your own."),
-        (
-            4,
-            "a star import from a library hides which functions you "
-            "call: import the module (import torch.nn.functional as F).",
-        ),
-        (5, "dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
-        (7, "dynamic code (exec, eval, __import__, importlib) hides what your code calls: write plain calls."),
-    ]
+    assert [line for _, line, _, _ in found] == [2, 3, 4, 5, 7]
+    why = {line: why for _, line, _, why in found}
+    # one reason for glassformer (lines 2, 3), one for the star import (4), one for dynamic code (5, 7)
+    assert why[2] == why[3] and why[5] == why[7] and len({why[2], why[4], why[5]}) == 3
+    rules = {r.why for name in catalog.ORDER for r in catalog.get(name).forbidden}
+    assert all(in_catalogue(w) and w not in rules for w in why.values())  # its own words, in both languages
 
 
 def test_the_learners_own_files_may_be_imported_and_are_scanned_too(tmp_path):
@@ -110,7 +102,7 @@ def test_the_learners_own_files_may_be_imported_and_are_scanned_too(tmp_path):
             "attention.py",
             4,
             "F.scaled_dot_product_attention",
-            "PyTorch's built-in attention: this exercise is to write it.",
+            ATTENTION.why,
         )
     ]  # line 1 is blank
 
@@ -124,20 +116,41 @@ def test_a_refused_file_is_never_run_and_the_report_says_why(tmp_path):
     rep = grading.check("feed_forward", path)
     assert rep.status == "forbidden" and rep.cases == []  # refused before any process started
     assert [(o.line, o.name) for o in rep.offences] == [(4, "nn.Linear")]
-    assert "feed_forward.py line 4: nn.Linear — a built-in linear layer: write x @ W.T + b." in grading.render(
-        rep, "en"
+    for lang, words in (("en", en), ("zh", zh)):
+        with said() as heard:
+            text = grading.render(rep, lang)
+        assert heard.carrying(path="feed_forward.py", line=4, name="nn.Linear", why=words(LINEAR.why))
+        assert words(LINEAR.why) in text and bool(re.search("[\u4e00-\u9fff]", text)) == (lang == "zh")
+
+
+def test_swiglu_refuses_pytorchs_silu_however_it_is_reached(tmp_path):
+    found = offences(
+        tmp_path,
+        """
+        import torch
+        import torch.nn.functional as F
+        def swiglu(x, w_gate, w_up, w_down):
+            a = F.silu(x @ w_gate.T)                   # line 5
+            b = torch.nn.SiLU()(x @ w_gate.T)          # line 6
+            c = getattr(F, "silu")(x @ w_gate.T)       # line 7
+            d = (x @ w_gate.T) * torch.sigmoid(x @ w_gate.T)  # allowed: SiLU written out
+            return (a + b + c + d) @ w_down.T
+        """,
+        (SILU,),
     )
-    assert "第 4 行：nn.Linear" in grading.render(rep, "zh")
+    assert [(line, why) for _, line, _, why in found] == [(5, SILU.why), (6, SILU.why), (7, SILU.why)]
 
 
 def test_each_exercise_refuses_what_it_is_about():
     rules = {name: {r.why for r in catalog.get(name).forbidden} for name in catalog.ORDER}
-    assert rules["softmax"] == {"PyTorch's softmax: this exercise is to write it."}
-    assert rules["layer_norm"] == {"a built-in normalisation: this exercise is to write it."}
+    assert rules["softmax"] == {SOFTMAX.why}
+    assert rules["layer_norm"] == rules["rms_norm"] == {LAYER_NORM.why}  # nn.RMSNorm is refused in both
     assert LINEAR.why in rules["feed_forward"]
-    for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit"):
-        assert "PyTorch's built-in attention: this exercise is to write it." in rules[name], name
-    assert "a built-in loss or log-softmax: this exercise is to write it." in rules["loss"]
+    assert rules["swiglu"] == {LINEAR.why, SILU.why}
+    for name in ("attention_scores", "attention", "multi_head_attention", "block", "kv_cache", "fruit", "gqa"):
+        assert ATTENTION.why in rules[name], name
+    assert LOSS.why in rules["loss"]
+    assert len({SOFTMAX.why, LAYER_NORM.why, LINEAR.why, ATTENTION.why, LOSS.why, SILU.why}) == 6  # each its own reason
 
 
 def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):
@@ -154,6 +167,6 @@ def test_the_fused_attention_and_safe_softmax_are_softmax_shortcuts(tmp_path):
         (SOFTMAX,),
     )
     assert [(line, name, why) for _, line, name, why in found] == [
-        (6, "F.scaled_dot_product_attention", "PyTorch's softmax: this exercise is to write it."),
-        (7, "torch._safe_softmax", "PyTorch's softmax: this exercise is to write it."),
+        (6, "F.scaled_dot_product_attention", SOFTMAX.why),
+        (7, "torch._safe_softmax", SOFTMAX.why),
     ]

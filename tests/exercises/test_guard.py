@@ -12,7 +12,8 @@ import csv
 import pytest
 
 from glassformer.exercises import catalog, educator, grading
-from glassformer.exercises.grading.scanning import scan
+from glassformer.exercises.catalog import SOFTMAX as SOFTMAX_RULE
+from glassformer.exercises.grading.scanning import INTERNALS, scan
 from glassformer.messages import t
 
 SOLUTION = catalog.get("softmax").solution
@@ -26,9 +27,7 @@ ESCAPES = {
         "        return torch.softmax(x, dim)\n",
         (
             "torch._C.DisableTorchFunction",
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
     ),
     "pop": (
@@ -36,9 +35,7 @@ ESCAPES = {
         "        return torch.softmax(x, dim)\n    finally:\n        torch._C._push_on_torch_function_stack(mode)\n",
         (
             "torch._C",
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
     ),
     "closure": (
@@ -48,9 +45,7 @@ ESCAPES = {
         "def softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n",
         (
             "torch._C",
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
     ),
     "disable_dynamic": (
@@ -156,24 +151,18 @@ def test_the_scan_refuses_the_plain_escapes_and_names_each_reach_once(tmp_path):
         (
             3,
             "torch._C.DisableTorchFunction",
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
-        (4, "torch.softmax", "PyTorch's softmax: this exercise is to write it."),
+        (4, "torch.softmax", SOFTMAX_RULE.why),
     ]
     path.write_text("from torch._C import DisableTorchFunction\nimport torch.overrides as o\n")
     assert [(o.line, o.why) for o in scan(path, ())] == [
         (
             1,
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
         (
             2,
-            "torch's internals (torch._C, torch.overrides) or a "
-            "function's insides (__closure__, __code__): they reach the "
-            "grader's own checks, which your code may not switch off.",
+            INTERNALS.why,
         ),
     ]

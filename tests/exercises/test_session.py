@@ -7,10 +7,11 @@ import json
 import re
 
 import pytest
-from helpers import strict_json
+from helpers import en, said, strict_json, zh
 
 from glassformer.cli import main
 from glassformer.exercises import catalog, session
+from glassformer.exercises.grading.report import STATUS
 from glassformer.exercises.plug import REQUIRED
 from glassformer.messages import speaking, t
 
@@ -26,39 +27,38 @@ def run(capsys, *argv) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def heard_run(capsys, *argv):
+    """run(), and what it said: (sentence, fields) pairs, so a test pins the figures and names printed."""
+    with said() as heard:
+        code, out = run(capsys, *argv)
+    return code, out, heard
+
+
+def function_def(source: str, name: str) -> ast.FunctionDef:
+    return next(f for f in ast.parse(source).body if isinstance(f, ast.FunctionDef) and f.name == name)
+
+
 def test_start_writes_a_skeleton_and_never_overwrites(tmp_path, capsys):
     folder = tmp_path / "ex"
-    code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
+    code, out, heard = heard_run(capsys, "start", "layer_norm", "--dir", str(folder))
     path = folder / "layer_norm.py"
-    assert code == 0 and out.strip() == words(
-        "en",
-        "Wrote {path}. Fill in the TODO, then run:  glassformer exercise check {name}",
-        path=path,
-        name="layer_norm",
-    )
+    assert code == 0 and heard.carrying(path=path, name="layer_norm") and str(path) in out
     source = path.read_text()
-    assert "def layer_norm(x, weight, bias, eps=1e-5):" in source
-    assert "γ · (x - mean) / √(var + ε) + β" in source and "Shapes: x (..., C)" in source  # the skeleton snapshot
-    assert "Not allowed here: layer_norm, LayerNorm" in source and "raise NotImplementedError" in source
-    assert words(
-        "en",
-        "Once it passes (with {required}), `glassformer train "
-        "--use-mine DIR` trains a model with your code in place of "
-        "{target} (docs/exercises.md).",
-        target=catalog.get("layer_norm").plugs_into,
-        required=", ".join(REQUIRED),
-    ) in " ".join(line.strip() for line in source.splitlines())
+    ex = catalog.get("layer_norm")
+    fn = function_def(source, "layer_norm")
+    assert [a.arg for a in fn.args.args] == ["x", "weight", "bias", "eps"] and fn.args.defaults[0].value == 1e-5
+    # snapshot: the formula the learner writes, as the skeleton shows it (math, in no language)
+    assert "γ · (x - mean) / √(var + ε) + β" in source
+    assert all(line.strip() in ast.get_docstring(fn) for line in en(ex.function("layer_norm").doc).splitlines())
+    refused = [n for rule in ex.forbidden for n in rule.names[:4]]
+    assert "layer_norm" in refused and all(n in ast.get_docstring(fn) for n in refused)  # named as not allowed
+    last = fn.body[-1]  # the TODO: raise NotImplementedError(...)
+    assert isinstance(last, ast.Raise) and last.exc.func.id == "NotImplementedError"
+    assert heard.carrying(target=ex.plugs_into, required=", ".join(REQUIRED))  # what --use-mine swaps in
     path.write_text(source + "\n# my work\n")
-    code, out = run(capsys, "start", "layer_norm", "--dir", str(folder))
+    code, out, heard = heard_run(capsys, "start", "layer_norm", "--dir", str(folder))
     backup = folder / "layer_norm.old.py"
-    assert code == 1 and out.strip() == words(
-        "en",
-        "{path} already exists: nothing was written (your work is "
-        "never overwritten). To start over, move it away first, "
-        "e.g.  mv {path} {backup}  and run start again.",
-        path=path,
-        backup=backup,
-    )
+    assert code == 1 and heard.carrying(path=path, backup=backup) and str(backup) in out
     assert path.read_text().endswith("# my work\n")
 
 
@@ -78,82 +78,74 @@ def test_every_skeleton_parses_with_the_graded_signature_in_both_languages():
 def test_list_check_solution_and_hints_through_the_cli(tmp_path, capsys, monkeypatch):
     folder = tmp_path / "ex"
     monkeypatch.setenv("GLASSFORMER_LANG", "zh")
-    code, out = run(capsys, "list", "--dir", str(folder))
-    assert code == 0 and re.search(r"^1 +softmax +未开始 +数值稳定的 softmax$", out, re.M)
+    code, out, heard = heard_run(capsys, "list", "--dir", str(folder))
+    not_started, title = re.escape(zh(STATUS["not_started"])), re.escape(zh(catalog.get("softmax").title))
+    assert code == 0 and re.search(rf"^1 +softmax +{not_started} +{title}$", out, re.M)
     total = len(catalog.ORDER)
     command = "glassformer exercise start softmax"
-    assert words("zh", "{passed} of {total} passing. Next: {command}", passed=0, total=total, command=command) in out
+    assert heard.carrying(passed=0, total=total, command=command) and command in out
     monkeypatch.delenv("GLASSFORMER_LANG")
 
     # the solution is refused before a passing check
-    code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
-    assert code == 1 and out.strip() == words(
-        "en",
-        "The solution of {name} is shown once your check passes "
-        "(glassformer exercise check {name}). To see it now anyway: "
-        "glassformer exercise solution {name} --give-up",
-        name="causal_mask",
-    )
+    code, out, heard = heard_run(capsys, "solution", "causal_mask", "--dir", str(folder))
+    solution = catalog.get("causal_mask").solution
+    assert code == 1 and heard.carrying(name="causal_mask") and solution.strip() not in out
 
     # hints: one more per call, then none; --all shows all three
-    hints = [run(capsys, "hint", "causal_mask", "--dir", str(folder))[1] for _ in range(4)]
+    hints = [heard_run(capsys, "hint", "causal_mask", "--dir", str(folder)) for _ in range(4)]
     for k in (1, 2, 3):
-        head = words("en", "Hint {k} of {n} for {name}:", k=k, n=3, name="causal_mask")
+        _, out, heard = hints[k - 1]
         hint = catalog.get("causal_mask").hints[k - 1]
-        assert hints[k - 1].splitlines()[:2] == [head, "  " + words("en", hint)]
-    assert hints[3].strip() == words(
-        "en",
-        "No more hints for {name}: all three are shown (--all "
-        "repeats them). The solution comes after a passing check, or "
-        "with  glassformer exercise solution {name} --give-up.",
-        name="causal_mask",
-    )
-    assert run(capsys, "hint", "causal_mask", "--all", "--dir", str(folder))[1].count("Hint ") == 3
+        assert heard.carrying(k=k, n=3, name="causal_mask") and out.splitlines()[1] == "  " + en(hint)
+    _, out, heard = hints[3]
+    assert not heard.carrying(k=4) and not any(en(h) in out for h in catalog.get("causal_mask").hints)
+    assert heard.carrying(name="causal_mask")  # no more hints: a sentence naming the exercise
+    _, out, heard = heard_run(capsys, "hint", "causal_mask", "--all", "--dir", str(folder))
+    assert [f["k"] for f in heard.carrying(n=3, name="causal_mask")] == [1, 2, 3]
+    assert all("  " + en(h) in out.splitlines() for h in catalog.get("causal_mask").hints)
 
     # a wrong file fails (exit code 1), the right one passes and unlocks the solution
     run(capsys, "start", "causal_mask", "--dir", str(folder))
     path = folder / "causal_mask.py"
     path.write_text("import torch\n\ndef causal_mask(T):\n    return torch.triu(torch.ones(T, T, dtype=torch.bool))\n")
     code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert (
-        code == 1
-        and "  → "
-        + words(
-            "en",
-            "Your mask lets each query see itself and the FUTURE (upper "
-            "triangle). It must be the lower triangle: j <= i.",
-        )
-        in out.splitlines()
-    )
-    assert "failing" in run(capsys, "list", "--dir", str(folder))[1]
+    upper = next(v.note for v in catalog.get("causal_mask").variants if v.id == "upper")  # triu keeps the future
+    assert code == 1 and "  → " + en(upper) in out.splitlines()
+    row = next(line for line in run(capsys, "list", "--dir", str(folder))[1].splitlines() if "causal_mask" in line)
+    assert en(STATUS["failed"]) in row
     path.write_text(catalog.get("causal_mask").solution)
-    code, out = run(capsys, "check", "causal_mask", "--dir", str(folder))
-    assert code == 0 and words("en", "✓ Passed: all {n} cases.", n=6) in out.splitlines()
-    assert "  " + words("en", "Next: {command}", command="glassformer exercise start padding_mask") in out.splitlines()
+    code, out, heard = heard_run(capsys, "check", "causal_mask", "--dir", str(folder))
+    assert code == 0 and {"n": 6} in heard.carrying(n=6)  # all 6 cases pass
+    assert heard.carrying(command="glassformer exercise start padding_mask")  # and the next exercise's command
     code, out = run(capsys, "solution", "causal_mask", "--dir", str(folder))
-    assert code == 0 and "def causal_mask(T: int) -> torch.Tensor:" in out
+    assert code == 0 and solution in out
 
     state = json.loads((folder / session.FILE).read_text())["exercises"]["causal_mask"]
     assert state["status"] == "passed" and state["ever_passed"] and state["hints"] == 3
-    listing = run(capsys, "list", "--dir", str(folder))[1]
+    _, listing, before = heard_run(capsys, "list", "--dir", str(folder))
     row = next(line for line in listing.splitlines() if "causal_mask" in line)
-    assert "passing" in row and "edited since" not in row
+    assert en(STATUS["passed"]) in row
     path.write_text(path.read_text() + "\n# changed\n")
-    row = next(line for line in run(capsys, "list", "--dir", str(folder))[1].splitlines() if "causal_mask" in line)
-    assert "passing · edited since" in row
+    _, listing, after = heard_run(capsys, "list", "--dir", str(folder))
+    (edited,) = set(after.keys()) - set(before.keys())  # one more word: the file changed since its check
+    assert (edited, {}) in after
+    row = next(line for line in listing.splitlines() if "causal_mask" in line)
+    assert en(STATUS["passed"]) + " · " + en(edited) in row
 
 
 def test_give_up_shows_the_solution_and_is_recorded(tmp_path, capsys):
     folder = tmp_path / "ex"
     folder.mkdir()
     code, out = run(capsys, "solution", "fruit", "--give-up", "--dir", str(folder))
-    assert code == 0 and "def fruit_attention(E, W_Q, W_K, W_V):" in out
+    assert code == 0 and catalog.get("fruit").solution in out
     assert session.entry(folder, "fruit") == {"gave_up": True}
 
 
 def test_an_unknown_exercise_or_language_is_a_clear_error(tmp_path, capsys, monkeypatch):
-    assert main(["exercise", "start", "layernorm", "--dir", str(tmp_path)]) == 2
-    assert "Did you mean 'layer_norm'?" in capsys.readouterr().err
+    with said() as heard:
+        assert main(["exercise", "start", "layernorm", "--dir", str(tmp_path)]) == 2
+    assert [f["name"] for f in heard.of("exercise.unknown")] == ["layernorm"]
+    assert "'layer_norm'" in capsys.readouterr().err  # the name it likely meant
     monkeypatch.setenv("GLASSFORMER_LANG", "fr")
     assert main(["exercise", "list", "--dir", str(tmp_path)]) == 2
     assert "GLASSFORMER_LANG" in capsys.readouterr().err
@@ -175,7 +167,7 @@ def test_options_may_stand_anywhere_on_the_check_line(tmp_path, capsys, monkeypa
     assert seen == [("softmax", file, 5.0)] * 3
     with pytest.raises(SystemExit) as usage:  # a word too many is still refused
         main(["exercise", "check", "softmax", "--timeout", "5", str(file), "extra"])
-    assert usage.value.code == 2 and "unrecognized arguments: extra" in capsys.readouterr().err
+    assert usage.value.code == 2 and "extra" in capsys.readouterr().err  # argparse names the word it refused
 
 
 def test_the_progress_file_is_json_even_with_a_number_that_is_not_finite(tmp_path):

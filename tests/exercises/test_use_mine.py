@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, said
 
 from glassformer.cli import main
 from glassformer.config import ModelConfig
@@ -52,8 +52,10 @@ def test_the_reference_solutions_train_the_char_model_like_ours(tmp_path, capsys
     folder = mine(tmp_path)
     cache = ["--cache-dir", str(tmp_path / "cache")]
     assert main([*TRAIN, *cache, "--out", str(tmp_path / "ours")]) == 0
-    assert main([*TRAIN, *cache, "--out", str(tmp_path / "theirs"), "--use-mine", str(folder)]) == 0
-    assert "your code from" in capsys.readouterr().out
+    with said() as heard:
+        assert main([*TRAIN, *cache, "--out", str(tmp_path / "theirs"), "--use-mine", str(folder)]) == 0
+    (plugged,) = [f for _, f in heard if set(f) == {"dir", "parts"}]  # it says whose code computes which parts
+    assert str(plugged["dir"]) == str(folder) and plugged["parts"] and str(folder) in capsys.readouterr().out
     ours, theirs = val_loss(tmp_path / "ours"), val_loss(tmp_path / "theirs")
     assert abs(theirs - ours) <= 0.03 * ours  # within a few percent at the same step (here: equal to ~1e-4)
 
@@ -105,19 +107,12 @@ def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys)
     assert main([*TRAIN, "--out", str(tmp_path / "c"), "--dropout=0.1", "--norm=post", "--use-mine", str(folder)]) == 2
     assert not (tmp_path / "c").exists()  # refused before the run directory is made
     cfg = ModelConfig(dropout=0.1, norm="post", mha_style="heads")
-    with pytest.raises(UsageError) as refused:
+    with said() as heard, pytest.raises(UsageError) as refused:
         plug.check_config(cfg)
     assert refused.value.code == "exercise.use_mine.model"
-    assert refused.value.fields["problems"] == "; ".join(
-        [
-            t("dropout={dropout} (your functions have no dropout: pass --dropout=0)", dropout=0.1),
-            t(
-                "mha_style='{style}' (your multi-head attention reads one packed qkv matrix: pass --mha_style=packed)",
-                style="heads",
-            ),
-            t("norm='{norm}' (your block is pre-LN: pass --norm=pre)", norm="post"),
-        ]
-    )
+    problems = [(k, f) for k, f in heard if set(f) & {"dropout", "style", "norm"}]
+    assert [f for _, f in problems] == [{"dropout": 0.1}, {"style": "heads"}, {"norm": "post"}]  # each, in order
+    assert refused.value.fields["problems"] == "; ".join(t(k, **f) for k, f in problems)
 
 
 def test_a_block_importing_its_sibling_inside_the_function_trains(tmp_path, capsys):

@@ -12,6 +12,7 @@ import pytest
 import torch
 from explore_kit import TEXT, client_for, make_explorer, post, tiny_model, tokenizer
 
+from glassformer.explore import panels
 from glassformer.explore.explorer import MAX_SESSIONS, Generations, step
 from glassformer.inspect.attention_maps import attention_maps
 from glassformer.inspect.trace import trace
@@ -221,8 +222,9 @@ def test_a_word_model_and_its_example_input():
         return Explorer(build_model(replace(get_preset("seed002").model, vocab_size=tok.vocab_size)), tok)
 
     assert explorer("i like apples").info()["example"] == ""  # nothing it can spell: the page asks to type
-    ex = explorer("to be or not that is the question")
-    assert ex.info()["example"] == "to be or not to be"
+    words = panels.EXAMPLES[1]  # an example of words only (the first has a name and punctuation in it)
+    ex = explorer(f"to be or not that is the question {words}")
+    assert ex.info()["example"] == words  # the first example the vocabulary spells exactly
     c = client_for(ex)
     a = post(c, "analyze", {"text": "to be or zebra"})
     assert [t["text"] for t in a["tokens"]] == ["to", "be", "or", "<UNK>"]

@@ -34,28 +34,29 @@ from glassformer.files import (
 def test_while_writing_the_old_file_is_intact_and_the_new_one_is_elsewhere(tmp_path):
     path = tmp_path / "config.json"
     path.write_text("old")
-    seen = {}
+    seen, first, second = {}, "new, first half", ", second half"
 
     def write(tmp):
         with open(tmp, "w") as f:
-            f.write("new, first half")
+            f.write(first)
             f.flush()
             seen["target"] = path.read_text()  # what a reader sees mid-write
             seen["tmp"] = tmp
-            f.write(", second half")
+            f.write(second)
 
     atomic_write(path, write)
     assert seen["target"] == "old"
     assert os.path.dirname(seen["tmp"]) == str(tmp_path)  # same directory: os.replace cannot cross filesystems
     assert os.path.basename(seen["tmp"]).startswith(".config.json.") and seen["tmp"].endswith(".tmp")
-    assert path.read_text() == "new, first half, second half"
+    assert path.read_text() == first + second  # both halves, whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.json"]  # no temp file left behind
 
 
 @pytest.mark.parametrize("error", [OSError("disk full"), KeyboardInterrupt()])
 def test_a_write_that_dies_keeps_the_old_file_and_leaves_no_temp(tmp_path, error):
     path = tmp_path / "tokenizer.json"
-    path.write_text("the last good one")
+    old = "the last good one"
+    path.write_text(old)
 
     def dies(tmp):
         with open(tmp, "w") as f:
@@ -64,7 +65,7 @@ def test_a_write_that_dies_keeps_the_old_file_and_leaves_no_temp(tmp_path, error
 
     with pytest.raises(type(error)):
         atomic_write(path, dies)
-    assert path.read_text() == "the last good one"
+    assert path.read_text() == old
     assert [p.name for p in tmp_path.iterdir()] == ["tokenizer.json"]
 
 
@@ -157,10 +158,11 @@ def test_what_json_cannot_write_is_still_refused():
 def test_write_json_atomic_is_atomic_and_keeps_the_old_file_on_failure(tmp_path):
     path = tmp_path / "config.json"
     write_json_atomic(path, {"lr": math.inf}, indent=2)
-    assert path.read_text(encoding="utf-8") == '{\n  "lr": null\n}\n'
+    written = json.dumps({"lr": None}, indent=2) + "\n"  # inf as null, indented, one final newline
+    assert path.read_text(encoding="utf-8") == written
     with pytest.raises(TypeError):
         write_json_atomic(path, {"lr": object()})
-    assert path.read_text(encoding="utf-8") == '{\n  "lr": null\n}\n'
+    assert path.read_text(encoding="utf-8") == written
     assert [p.name for p in tmp_path.iterdir()] == ["config.json"]  # no temp file left
 
 

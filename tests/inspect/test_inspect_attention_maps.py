@@ -19,7 +19,7 @@ import matplotlib.image
 import numpy as np
 import pytest
 import torch
-from helpers import keyed
+from helpers import keyed, said
 
 from glassformer import messages
 from glassformer.config import ModelConfig
@@ -33,7 +33,7 @@ from glassformer.inspect import (
     fonts,
     token_labels,
 )
-from glassformer.inspect.attention_maps import AttentionMap, grid_figure, head_figure
+from glassformer.inspect.attention_maps import AttentionMap, grid_figure, head_figure, masked_note
 from glassformer.models import GPT, Encoder
 from glassformer.text import CharTokenizer
 
@@ -129,7 +129,7 @@ def test_png_and_html_for_latin_and_chinese(tmp_path, text):
         grid = attention_grid_png(model, ids, labels, tmp_path / "grid.png")
         head = attention_head_png(model, ids, labels, 1, 2, tmp_path / "head.png")
     messages = [str(w.message) for w in caught]
-    assert not any("missing from" in m for m in messages), messages  # no tofu boxes
+    assert not any("Glyph" in m for m in messages), messages  # no tofu boxes (matplotlib's "Glyph ... missing")
     font_warnings = [w for w in caught if issubclass(w.category, FontWarning)]
     assert bool(font_warnings) == (not cjk_font)  # a warning exactly when glyphs are missing
     check_png(grid)
@@ -137,7 +137,7 @@ def test_png_and_html_for_latin_and_chinese(tmp_path, text):
     assert grey_pixels(head) > 10_000  # the causal mask is drawn, not left as dark zeros
     html = attention_html(model, ids, labels, tmp_path / "a.html").read_text(encoding="utf-8")
     assert re.search(r"https?://", html, re.IGNORECASE) is None
-    assert "<script src" not in html and "<link" not in html  # nothing loaded from outside
+    assert not re.findall(r"<script[^>]*\ssrc=", html) and "<link" not in html  # nothing loaded from outside
     data = json.loads(re.search(r"const DATA = (.*?);</script>", html, re.S).group(1))
     assert data["tokens"] == labels
     W, hidden = attention_maps(model, ids)
@@ -285,17 +285,20 @@ MAPS = [
     AttentionMap("blocks.0.attn.weights", "B H T_q T_k", W, CAUSAL),
     AttentionMap("blocks.1.attn.weights", "B H T_q T_k", W.flip(0), OPEN),
 ]
-NOTE = messages.t(
-    "grey hatched = masked (may not attend)"
-)  # the pictures' words: catalogue sentences, in the process's language
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def head_title(name: str, head: int, masked: str = "") -> str:
-    return messages.t("{name}, head {head} (each row sums to 1){masked}", name=name, head=head, masked=masked)
+def drawn(make):
+    """The figure `make()` builds and the sentences it said building it: a picture's words are found
+    by their fields (a map's name, a head) and checked to be what was said, never typed in English."""
+    with said() as heard:
+        fig = make()
+    return fig, heard
 
 
-def grid_title(masked: str = "") -> str:
-    return messages.t("attention weights: rows = query (looking), columns = key (looked at){masked}", masked=masked)
+def plain(heard) -> set[str]:
+    """The words of each sentence said with no fields (a label, a note)."""
+    return {messages.t(m) for m, f in heard if not f}
 
 
 def ticks(axis_labels):
@@ -303,20 +306,18 @@ def ticks(axis_labels):
 
 
 def test_one_head_whole():
-    fig = head_figure(MAPS, ["a", "b", "c"], 0, 0)
+    fig, heard = drawn(lambda: head_figure(MAPS, ["a", "b", "c"], 0, 0))
     ax, bar = fig.axes
-    assert ax.get_title() == head_title("blocks.0.attn.weights", 0, masked=f"\n{NOTE}")
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (
-        messages.t("key: the token looked at"),
-        messages.t("query: the token looking"),
-    )
+    assert heard.carrying(name="blocks.0.attn.weights", head=0, masked=f"\n{masked_note()}")  # the map, its mask
+    assert ax.get_title() == heard.sentence(name="blocks.0.attn.weights", head=0)
+    labels = [ax.get_xlabel(), ax.get_ylabel(), bar.get_ylabel()]  # key, query, weight: three sentences said
+    assert len(set(labels)) == 3 and plain(heard) == {*labels, masked_note()}
     assert ticks(ax.get_xticklabels()) == ["a", "b", "c"] and ticks(ax.get_yticklabels()) == ["a", "b", "c"]
     assert all(t.get_rotation() == 0 for t in ax.get_xticklabels())  # short labels stand upright
     (im,) = ax.images
     data = im.get_array()
     assert np.allclose(data.data, W[0].numpy()) and data.mask.tolist() == CAUSAL[0].tolist()
     assert im.get_clim() == (0.0, 1.0) and im.get_cmap().name.startswith("viridis")
-    assert bar.get_ylabel() == messages.t("attention weight")
     cells = {(t.get_position(), t.get_text(), t.get_color()) for t in ax.texts}
     assert cells == {
         ((0, 0), "1.00", "black"),
@@ -338,9 +339,9 @@ def test_one_head_whole():
 
 
 def test_an_unmasked_head_has_no_note_and_long_labels_turn_upright():
-    fig = head_figure(MAPS, ["one", "two", "six"], 1, 1)
+    fig, heard = drawn(lambda: head_figure(MAPS, ["one", "two", "six"], 1, 1))
     ax = fig.axes[0]
-    assert ax.get_title() == head_title("blocks.1.attn.weights", 1)  # no note
+    assert ax.get_title() == heard.sentence(name="blocks.1.attn.weights", head=1, masked="")  # no note
     assert all(t.get_rotation() == 90 for t in ax.get_xticklabels())
     assert len(ax.texts) == 9  # every cell visible, every cell written
 
@@ -389,14 +390,14 @@ def test_a_head_outside_the_model_is_refused_with_the_ranges(layer, head):
 
 
 def test_the_grid_whole():
-    fig = grid_figure(MAPS, ["a", "b", "c"])
+    fig, heard = drawn(lambda: grid_figure(MAPS, ["a", "b", "c"]))
     *axes, bar = fig.axes
     assert [ax.get_title() for ax in axes] == [
-        messages.t("{name} · head {head}", name=f"blocks.{layer}.attn", head=head)
-        for layer in (0, 1)
-        for head in (0, 1)
+        heard.sentence(name=f"blocks.{layer}.attn", head=head) for layer in (0, 1) for head in (0, 1)
     ]
-    assert fig._suptitle.get_text() == grid_title(masked=f"; {NOTE}")
+    assert fig._suptitle.get_text() == heard.sentence(masked=f"; {masked_note()}")  # the one title, with the note
+    one_head, _ = drawn(lambda: head_figure(MAPS, ["a", "b", "c"], 0, 0))
+    assert bar.get_ylabel() == one_head.axes[1].get_ylabel() and bar.get_ylabel() in plain(heard)
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
         [""] * 3,
         [""] * 3,
@@ -414,7 +415,6 @@ def test_the_grid_whole():
         for ax, w in zip(axes, [W[0], W[1], W[1], W[0]], strict=False)
     ] == [True] * 4
     assert all(ax.images[0].get_clim() == (0.0, 1.0) and not ax.texts for ax in axes)
-    assert bar.get_ylabel() == messages.t("attention weight")
     side = 1.6 + 0.09 * 3
     assert tuple(fig.get_size_inches()) == pytest.approx((side * 2 + 1.5, side * 2 + 0.8))
     assert {t.get_fontsize() for t in axes[2].get_xticklabels()} == {9.0}  # 180/3 capped at 9
@@ -424,9 +424,9 @@ def test_a_grid_of_unmasked_maps_of_several_shapes_labels_every_row():
     cross = AttentionMap(
         "dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25), torch.zeros(2, 3, 4, dtype=torch.bool)
     )
-    fig = grid_figure([MAPS[1], cross], {"S": list("wxyz"), "T": list("abc")})
+    fig, heard = drawn(lambda: grid_figure([MAPS[1], cross], {"S": list("wxyz"), "T": list("abc")}))
     axes = fig.axes[:-1]
-    assert fig._suptitle.get_text() == grid_title()  # nothing masked: no note
+    assert fig._suptitle.get_text() == heard.sentence(masked="")  # nothing masked: no note
     assert [ticks(ax.get_xticklabels()) for ax in axes] == [
         ["a", "b", "c"],
         ["a", "b", "c"],
@@ -494,40 +494,37 @@ def test_without_a_cjk_font_labels_become_code_points(tmp_path, monkeypatch):
         warnings.simplefilter("always")
         path = attention_head_png(gpt(), torch.arange(3), ["你", "a", "好"], 0, 0, tmp_path / "f.png")
     assert any(issubclass(w.category, FontWarning) for w in caught)
-    assert not any("missing from" in str(w.message) for w in caught)
+    assert not any("Glyph" in str(w.message) for w in caught)  # matplotlib's "Glyph ... missing from font"
     check_png(path)
 
 
 def test_the_head_and_the_grid_speak_chinese_by_key_with_every_glyph_drawn(tmp_path):
-    from glassformer.messages import speaking, t
+    from glassformer.messages import speaking
 
+    english = head_figure(MAPS, ["a", "b", "c"], 0, 1)
     with speaking("zh"):
-        head, grid = head_figure(MAPS, ["a", "b", "c"], 0, 1), grid_figure(MAPS, ["a", "b", "c"])
+        head, said_head = drawn(lambda: head_figure(MAPS, ["a", "b", "c"], 0, 1))
+        grid, said_grid = drawn(lambda: grid_figure(MAPS, ["a", "b", "c"]))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             head.savefig(tmp_path / "head.png")
             grid.savefig(tmp_path / "grid.png")
-        masked = t("grey hatched = masked (may not attend)")
-        words = {
-            "key_axis": t("key: the token looked at"),
-            "query_axis": t("query: the token looking"),
-            "colorbar": t("attention weight"),
-        }
-        title = t(
-            "{name}, head {head} (each row sums to 1){masked}",
-            name="blocks.0.attn.weights",
-            head=1,
-            masked="\n" + masked,
-        )
-        cells = [t("{name} · head {head}", name="blocks.0.attn", head=h) for h in (0, 1)]
-        suptitle = t(
-            "attention weights: rows = query (looking), columns = key (looked at){masked}", masked="; " + masked
-        )
-    assert not [w for w in caught if "missing from" in str(w.message)]  # the shipped font drew the 汉字
+        note = masked_note()
+        title = said_head.sentence(name="blocks.0.attn.weights", head=1, masked="\n" + note)
+        labels = plain(said_head) - {note}
+        cells = [said_grid.sentence(name="blocks.0.attn", head=h) for h in (0, 1)]
+        suptitle = said_grid.sentence(masked="; " + note)
+    assert not [w for w in caught if "Glyph" in str(w.message)]  # the shipped font drew the 汉字
     ax, bar = head.axes
-    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (title, words["key_axis"], words["query_axis"])
-    assert bar.get_ylabel() == words["colorbar"] and "头" in title
+    assert ax.get_title() == title and {ax.get_xlabel(), ax.get_ylabel(), bar.get_ylabel()} == labels
     assert [a.get_title() for a in grid.axes[:2]] == cells and grid.get_suptitle() == suptitle
+    chinese = [title, ax.get_xlabel(), ax.get_ylabel(), bar.get_ylabel(), *cells, suptitle]
+    en_ax, en_bar = english.axes
+    assert all(CJK.search(w) for w in chinese) and not {
+        en_ax.get_title(),
+        en_ax.get_xlabel(),
+        en_bar.get_ylabel(),
+    } & set(chinese)
 
 
 def test_a_cell_number_is_written_at_exactly_the_smallest_size_too():

@@ -4,8 +4,8 @@ figure each choice of layer/head draws, and the files it saves. Then the interac
 checked whole: the data the page's script reads, number for number and label for label.
 
 Kept word for word on purpose: one terminal table (TITLE and the first test), what a learner reads in a
-terminal, where wide labels must count two columns; every other heading and title is pinned as its
-catalogue key and fields (pictures.attn.*), so the English may be reworded freely."""
+terminal, where wide labels must count two columns; every other heading and title is found as the
+sentence said with its fields (a map's name, a head, a cut), so the English may be reworded freely."""
 
 import base64
 import html
@@ -14,12 +14,12 @@ import re
 
 import pytest
 import torch
-from helpers import keyed, strict_json
+from helpers import keyed, said, strict_json
 
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.fonts import SANS
-from glassformer.inspect.attention_maps import AttentionMap, attention_maps
+from glassformer.inspect.attention_maps import AttentionMap, attention_maps, masked_note
 from glassformer.inspect.attention_view import CSS, JS, AttentionView, attention_html, attention_page, script_json
 from glassformer.messages import t
 from glassformer.models import GPT
@@ -35,13 +35,20 @@ MAPS = [
 TITLE = "AttentionView: 2 layers × 2 heads, maps 3×3; grey hatched = masked (may not attend)"
 
 
-def heading(name: str, head: int, cut: str = "") -> str:
-    """The terminal table's heading line: which map and head, and the cut when tokens are left out."""
-    return t("{name}, head {head} (rows = query, columns = key; · = masked){cut}:", name=name, head=head, cut=cut)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def told(make):
+    """What `make()` returns, and the sentences said making it (a heading, a title): a test finds
+    them by their fields (a map's name, a head, a cut) instead of typing their English."""
+    with said() as heard:
+        made = make()
+    return made, heard
 
 
 def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_columns():
     view = AttentionView(MAPS, ["a", "你好", "c"], layer=1, head=1)  # layer 1 head 1 = W's head 0
+    # snapshot: the terminal table a learner reads word for word, wide labels counting two columns
     assert repr(view) == "\n".join(
         [
             TITLE,
@@ -56,11 +63,11 @@ def test_the_terminal_table_of_the_chosen_head_whole_wide_labels_counting_two_co
 
 def test_without_a_choice_the_table_is_layer_0_head_0_and_a_long_label_widens_every_column():
     view = AttentionView(MAPS, ["a", "b", "longer"])
-    lines = repr(view).splitlines()
-    assert lines[1] == heading("blocks.0.attn.weights", 0)
-    assert repr(AttentionView(MAPS, list("abc"), layer=0, head=1)).splitlines()[1] == heading(
-        "blocks.0.attn.weights", 1
-    )
+    text, heard = told(lambda: repr(view))
+    lines = text.splitlines()
+    assert lines[1] == heard.sentence(name="blocks.0.attn.weights", head=0, cut="")  # the map and head shown
+    other, heard = told(lambda: repr(AttentionView(MAPS, list("abc"), layer=0, head=1)))
+    assert other.splitlines()[1] == heard.sentence(name="blocks.0.attn.weights", head=1, cut="")
     assert lines[2:] == [
         "             a      b longer",  # every column 7 wide: the longest label + 1
         "      a   1.00      ·      ·",
@@ -76,22 +83,19 @@ def test_more_than_12_tokens_are_cut_to_the_first_12_and_the_cut_is_said():
         [AttentionMap("enc.0.attn.weights", "B H T_q T_k", w, torch.zeros(1, T, T, dtype=torch.bool))],
         [str(i) for i in range(T)],
     )
-    lines = repr(view).splitlines()
-    assert lines[0] == t(
-        "AttentionView: {layers} layers × {heads} heads, maps {shapes}{masked}",
-        layers=1,
-        heads=1,
-        shapes="13×13",
-        masked="",
-    )  # no note
-    assert lines[1] == heading("enc.0.attn.weights", 0, cut=t(", the first {rows} × {cols}", rows=12, cols=12))
+    text, heard = told(lambda: repr(view))
+    lines = text.splitlines()
+    assert lines[0] == heard.sentence(layers=1, heads=1, shapes="13×13", masked="")  # no note
+    cut = heard.sentence(rows=12, cols=12)  # the cut is said, with its size
+    assert lines[1] == heard.sentence(name="enc.0.attn.weights", head=0, cut=cut)
     assert len(lines) == 3 + 12 and lines[2].split() == [str(i) for i in range(12)]
     assert lines[3] == "     0" + "  0.08" * 12
     exact = AttentionView(
         [AttentionMap("x", "B H T_q T_k", w[:, :12, :12], torch.zeros(1, 12, 12, dtype=torch.bool))],
         [str(i) for i in range(12)],
     )
-    assert repr(exact).splitlines()[1] == heading("x", 0)  # 12 fit: no cut
+    text, heard = told(lambda: repr(exact))
+    assert text.splitlines()[1] == heard.sentence(name="x", head=0, cut="")  # 12 fit: no cut
 
 
 def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
@@ -99,7 +103,8 @@ def test_maps_of_several_shapes_are_each_named_in_the_title_and_do_not_stack():
         "dec.0.cross.weights", "B H T_q S", torch.full((2, 3, 4), 0.25), torch.zeros(2, 3, 4, dtype=torch.bool)
     )
     view = AttentionView([MAPS[0], cross], {"S": list("wxyz"), "T": list("abc")})
-    assert view._title() == TITLE.replace("maps 3×3", "maps 3×3, 3×4")
+    title, heard = told(view._title)
+    assert title == heard.sentence(layers=2, heads=2, shapes="3×3, 3×4", masked="; " + masked_note())
     assert not view.square and AttentionView(MAPS, list("abc")).square
     for field in ("weights", "masked"):
         with pytest.raises(ValueError) as e:
@@ -128,14 +133,13 @@ def test_weights_and_masked_stack_layer_by_layer():
     ],
 )
 def test_the_figure_is_the_grid_or_the_one_head_chosen(layer, head, title):
-    fig = AttentionView(MAPS, list("abc"), layer, head).figure()
+    fig, heard = told(AttentionView(MAPS, list("abc"), layer, head).figure)
     titles = [ax.get_title() for ax in fig.axes if ax.get_title()]
-    if title is None:
-        assert titles == [t("{name} · head {head}", name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)]
-    else:
+    if title is None:  # the grid: a title per layer and head
+        assert titles == [heard.sentence(name=f"blocks.{i}.attn", head=h) for i in (0, 1) for h in (0, 1)]
+    else:  # the one head chosen, and the note on its masked cells
         name, h = title
-        masked = "\n" + t("grey hatched = masked (may not attend)")
-        assert titles == [t("{name}, head {head} (each row sums to 1){masked}", name=name, head=h, masked=masked)]
+        assert titles == [heard.sentence(name=name, head=h, masked="\n" + masked_note())]
 
 
 def png_width(data: bytes) -> int:
@@ -144,12 +148,14 @@ def png_width(data: bytes) -> int:
 
 def test_the_notebook_html_whole_around_the_picture_and_the_frame():
     view = AttentionView(MAPS, list("abc"))
-    page = view._repr_html_()
+    page, heard = told(view._repr_html_)
     image = re.search(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page).group(1)
     assert base64.b64decode(image) == view.png()
+    summary = html.unescape(re.search("<summary>(.*?)</summary>", page).group(1))  # what the frame holds
+    assert summary in {t(m) for m, f in heard if not f} - {masked_note()}  # a sentence of its own
     assert page == (
-        f'<div><img alt="{html.escape(TITLE)}" style="max-width: 100%" src="data:image/png;base64,{image}">'
-        f"<details><summary>{html.escape(t('interactive view: pick a layer and head, hover a token'))}</summary>"
+        f'<div><img alt="{html.escape(view._title())}" style="max-width: 100%" src="data:image/png;base64,{image}">'
+        f"<details><summary>{html.escape(summary)}</summary>"
         '<iframe sandbox="allow-scripts" style="width: 100%; height: 404px; border: 1px solid #ddd" '
         f'srcdoc="{html.escape(view.page(), quote=True)}"></iframe></details></div>'
     )  # 260 + 48·3
@@ -265,14 +271,19 @@ def test_grouped_query_maps_name_the_key_value_head_each_query_head_shares(tmp_p
     maps = attention_map_list(GPT(GQA).eval(), ids)
     assert [m.groups for m in maps] == [2, 2] and [maps[1].kv_head(h) for h in range(4)] == [0, 0, 1, 1]
     assert maps[0].weights.shape == (4, 5, 5)  # a map per query head: the shared keys score differently
-    assert maps[1].title(3) == t("{name} · head {head} (kv {kv})", name="blocks.1.attn", head=3, kv=1)
+    title, heard = told(lambda: maps[1].title(3))
+    assert title == heard.sentence(name="blocks.1.attn", head=3, kv=1)  # head 3 shares kv head 1
     with speaking("zh"):
-        assert "键值头 1" in maps[1].title(3)
+        chinese = maps[1].title(3)
+    assert CJK.search(chinese) and chinese != title and "blocks.1.attn" in chinese
     path = attention_html(GPT(GQA).eval(), ids, None, tmp_path / "view.html")
     data = page_data(path.read_text(encoding="utf-8"))
     assert (data["kv"], data["groups"]) == ([0, 0, 1, 1], 2)
     mha = attention_map_list(GPT(CFG).eval(), torch.tensor([[1, 2, 3]]))
-    assert mha[0].groups == 1 and mha[0].title(1) == t("{name} · head {head}", name="blocks.0.attn", head=1)
+    title, heard = told(lambda: mha[0].title(1))
+    [fields] = heard.carrying(name="blocks.0.attn", head=1)
+    assert mha[0].groups == 1 and fields == {"name": "blocks.0.attn", "head": 1}  # no key-value head to name
+    assert title == heard.sentence(head=1)
     assert page_data(attention_page(*attention_maps(GPT(CFG).eval(), torch.tensor([[1, 2]])), None))["groups"] == 1
 
 

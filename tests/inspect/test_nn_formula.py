@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from glassformer.errors import UsageError
 from glassformer.inspect.formula import evaluate
 
 
@@ -25,9 +26,11 @@ def test_implicit_products_and_symbols(formula, value):
 
 
 def test_what_it_cannot_read_is_named():
-    with pytest.raises(ValueError, match="uses 'Q', but its module gives only"):
-        evaluate("Q + 1", {"C": 1})
-    with pytest.raises(ValueError, match="not algebra"):
-        evaluate("C +", {"C": 1})
-    with pytest.raises(ValueError, match=r"whole numbers, letters, \+, -, · and parentheses"):
-        evaluate("C / 2", {"C": 4})
+    for formula, symbols, code, fields in [
+        ("Q + 1", {"C": 1}, "formula.letter", {"formula": "Q + 1", "letter": "Q", "letters": ["C"]}),
+        ("C +", {"C": 1}, "formula.syntax", {"formula": "C +"}),  # not algebra
+        ("C / 2", {"C": 4}, "formula.operator", {"formula": "C / 2"}),  # only + - · and parentheses
+    ]:
+        with pytest.raises(ValueError) as e:  # a UsageError: a ValueError to a caller catching that
+            evaluate(formula, symbols)
+        assert isinstance(e.value, UsageError) and (e.value.code, e.value.fields) == (code, fields)

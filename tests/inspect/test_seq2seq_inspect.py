@@ -65,9 +65,9 @@ def test_trace_has_source_and_target_rows_in_data_flow_order():
     assert rows["src ids"].dims == "(B=1, S=6)" and rows["tgt pieces"].example == "<BOS> 1 2 0 5"
     assert rows["decoder.0.cross.weights"].dims == "(B=1, H=2, T_q=5, S=6)"
     assert rows["encoder.1.attn.q"].dims == "(B=1, H=2, S=6, D=8)"
-    assert "S" in t.letters and rows["loss"].about == translated(
-        "label-smoothed cross-entropy of the next target tokens", "zh"
-    )
+    from glassformer.inspect.trace import LOSS_WORDS
+
+    assert "S" in t.letters and rows["loss"].about == translated(LOSS_WORDS["label_smoothed"], "zh")
 
 
 @pytest.mark.parametrize(

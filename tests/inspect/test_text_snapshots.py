@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -82,11 +83,23 @@ def test_the_words_a_learner_reads_are_the_approved_ones(name):
 
 
 def test_markdown_escapes_pipes_and_newlines_inside_cells():
-    from glassformer.inspect.trace import Trace, TraceRow
+    from glassformer.inspect.trace import COLUMNS, Trace, TraceRow
+    from glassformer.messages import translated
 
     md = Trace([TraceRow("bias", "alibi", (2, 3), "(H=2, T=3)", "[1]", "-m·|i - j|\nadded")]).to_markdown()
-    assert md.splitlines()[:2] == ["| stage | name | shape | dims | example | means |", "|---|---|---|---|---|---|"]
-    assert md.splitlines()[2] == "| bias | alibi | (2, 3) | (H=2, T=3) | [1] | -m·\\|i - j\\| added |"
+    head, rule, row = md.splitlines()[:3]
+    assert head == "| " + " | ".join(translated(k, "en") for k in COLUMNS) + " |" and rule == "|" + "---|" * len(
+        COLUMNS
+    )
+    assert row.startswith("| ") and row.endswith(" |")  # one cell a column: pipes inside a cell escaped
+    assert re.split(r" (?<!\\)\| ", row[2:-2]) == [
+        "bias",
+        "alibi",
+        "(2, 3)",
+        "(H=2, T=3)",
+        "[1]",
+        "-m·\\|i - j\\| added",
+    ]
 
 
 def test_every_note_in_words_is_declared_in_chinese_too():

@@ -69,6 +69,7 @@ def test_a_ledger_row_without_the_paper_s_number_says_what_was_read():
                 "instead of quoting one.",
             )
         ] + [translated(k, lang) for k in says]  # unformatted: fields unfilled
+        # snapshot: the ledger's wording fix itself (a missing number names what was read, not "this run")
         assert not [words for words in papers if old in words]
         assert sum(new in words for words in papers) >= 10
 

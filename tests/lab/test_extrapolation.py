@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from test_charts import keeping
+from helpers import said
+from test_charts import catalogues, keeping
 
 from glassformer.lab import extrapolation, length
 from glassformer.lab.common import spread
-from glassformer.messages import speaking, t
+from glassformer.messages import speaking
 from glassformer.nn.position import POSITION_SCHEMES
 from glassformer.train.data import IGNORE
 
@@ -83,10 +84,13 @@ def test_the_alibi_rule_comes_out_every_way():
 def test_the_nope_rule_needs_every_seed_above_every_other_schemes_seeds():
     v = extrapolation.verdicts(made_up(NOPE_FIRST))["extrapolation.nope"]
     assert v.level == "holds" and v.figures["place"] == 1 and v.figures["n"] == 4
-    assert v.figures["ranking"] == "none 0.93 > alibi 0.55 > rotary 0.25 > learned 0.15"
+    ranked = [tuple(place.split()) for place in v.figures["ranking"].split(" > ")]  # scheme and score, best first
+    assert ranked == [("none", "0.93"), ("alibi", "0.55"), ("rotary", "0.25"), ("learned", "0.15")]
     second = {**NOPE_FIRST, "alibi": [0.97, 0.99]}
     v = extrapolation.verdicts(made_up(second))["extrapolation.nope"]
-    assert v.level == "half-true" and v.figures["place"] == 2 and v.figures["beaten"] == "rotary, learned"
+    assert (
+        v.level == "half-true" and v.figures["place"] == 2 and v.figures["beaten"].split(", ") == ["rotary", "learned"]
+    )
     tie = {**NOPE_FIRST, "rotary": [0.85, 0.92]}  # overlapping seeds: not a clear difference
     assert extrapolation.verdicts(made_up(tie))["extrapolation.nope"].level == "half-true"
     last = {"none": [0.1, 0.2], "alibi": [0.5, 0.6], "rotary": [0.3, 0.4]}
@@ -111,23 +115,18 @@ def chart_results(L: int = 3, T: int = 4) -> dict:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_extrapolation_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         extrapolation.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), chart_results())
-        copy_words = (
-            t("n, the length of the sequence to copy (trained on 1..{L})", L=3),
-            t("token accuracy of the copy"),
-        )
-        copy_title = t("copy task, {V} symbols, {steps} steps, mean of {seeds} seed(s)", V=5, steps=7, seeds=1)
-        lm_words = (t("position (trained on 1..{T})", T=4), t("validation loss (nats), 5-position running mean"))
-        lm_title = t("char model: trained on windows of {T}, read on {T_eval}", T=4, T_eval=16)
-        unigram = t("character frequencies only")
     ((fig, name),) = drawn
     left, right = fig.axes
     assert name == "extrapolation"
-    assert (left.get_xlabel(), left.get_ylabel()) == copy_words and left.get_title() == copy_title
+    copy = catalogues([left.get_xlabel(), left.get_ylabel(), left.get_title()], heard, lang)
+    assert copy == [{"L": 3}, {}, {"V": 5, "steps": 7, "seeds": 1}]
     assert [s.get_text() for s in left.get_legend().get_texts()] == list(POSITION_SCHEMES)
-    assert (right.get_xlabel(), right.get_ylabel()) == lm_words and right.get_title() == lm_title
-    assert [s.get_text() for s in right.get_legend().get_texts()] == ["alibi", "sinusoidal", unigram]
+    lm = catalogues([right.get_xlabel(), right.get_ylabel(), right.get_title()], heard, lang)
+    assert lm == [{"T": 4}, {}, {"T": 4, "T_eval": 16}]
+    *variants, unigram = [s.get_text() for s in right.get_legend().get_texts()]
+    assert variants == ["alibi", "sinusoidal"] and catalogues([unigram], heard, lang) == [{}]
 
 
 def test_the_length_chart_keeps_its_english_words_from_the_catalogue(tmp_path):
@@ -142,16 +141,16 @@ def test_the_length_chart_keeps_its_english_words_from_the_catalogue(tmp_path):
             "none": {"per_position": per, "reach": 8},
         },
     }
-    with speaking("en"):
-        length.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), out)
-    ((fig, _),) = drawn
-    (ax,) = fig.axes
-    assert ax.get_xlabel() == "position (trained on 1..4)"  # the words the committed PNG was drawn with
-    assert ax.get_ylabel() == "validation loss (nats), 5-position running mean"
-    legend = [s.get_text() for s in ax.get_legend().get_texts()]
-    assert legend == ["learned (no positions past 4)", "none", "character frequencies only"]
-    with speaking("zh"):
+    labels = {}
+    for lang in ("en", "zh"):
+        with said() as heard, speaking(lang):
+            length.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), out)
+        ((fig, _),) = drawn
         drawn.clear()
-        length.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), out)
-        zh = t("validation loss (nats), 5-position running mean")
-    assert drawn[0][0].axes[0].get_ylabel() == zh != "validation loss (nats), 5-position running mean"
+        (ax,) = fig.axes
+        labels[lang] = [ax.get_xlabel(), ax.get_ylabel()]
+        assert catalogues(labels[lang], heard, lang) == [{"T": 4}, {}]  # the words the committed PNG was drawn with
+        learned, none, unigram = [s.get_text() for s in ax.get_legend().get_texts()]
+        assert catalogues([learned, unigram], heard, lang) == [{"label": "learned", "reach": 4}, {}]
+        assert none == "none"  # a scheme that reaches every position is named alone
+    assert labels["zh"][1] != labels["en"][1]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
 from dataclasses import replace
 
 import pytest
 from helpers import ROOT, said
 
 from glassformer.cli import main
+from glassformer.lab import experiments
+from glassformer.lab.report import LEVEL_WORDS
 from glassformer.messages import speaking, t
 
 
@@ -29,17 +33,20 @@ def test_list_names_every_experiment_in_both_languages(capsys):
     ):
         assert f"\n{name} " in "\n" + out, name
     assert main(["lab", "list", "--lang", "zh"]) == 0
-    with speaking("zh"):
-        assert t("Positions past the training length") in capsys.readouterr().out
+    out = capsys.readouterr().out
+    with speaking("zh"):  # each experiment's title, in Chinese
+        titles = [t(e.title) for e in experiments().values()]
+    assert all(f"{title}\n" in out and re.search("[\u4e00-\u9fff]", title) for title in titles)
 
 
 def test_run_then_report(tmp_path, capsys):
     assert main(["lab", "run", "mask-fill", "--out", str(tmp_path), "--threads", "1", "--lang", "zh"]) == 0
     out = capsys.readouterr().out
     with speaking("zh"):
-        assert f"[{t('half-true')}]" in out and "report.md" in out
+        assert f"[{t(LEVEL_WORDS['half-true'])}]" in out and "report.md" in out
     record = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
-    assert record["command"] == f"glassformer lab run mask-fill --seeds 1 --threads 1 --out {tmp_path}"
+    argv = ["glassformer", "lab", "run", "mask-fill", "--seeds", "1", "--threads", "1", "--out", str(tmp_path)]
+    assert shlex.split(record["command"]) == argv  # the command that makes this record again
     assert main(["lab", "report", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "index.md").exists() and (tmp_path / "index.html").exists()
 
@@ -53,27 +60,28 @@ def test_a_missing_corpus_says_what_to_do_instead(tmp_path, capsys, monkeypatch)
 
     monkeypatch.setattr(common, "prepare", unavailable)
     common.load_corpus.cache_clear()
-    assert main(["lab", "run", "order", "--out", str(tmp_path), "--data", "shakespeare-nowhere"]) == 1
-    assert "use --fast" in capsys.readouterr().err
+    with said() as heard:
+        assert main(["lab", "run", "order", "--out", str(tmp_path), "--data", "shakespeare-nowhere"]) == 1
+    ((hint, fields),) = [(m, f) for m, f in heard if isinstance(f.get("error"), CorpusUnavailable)]
+    assert fields["error"].code == "corpus.download"  # the download's error, in what to run instead:
+    assert heard.carrying(who="glassformer lab", message=t(hint, **fields))  # on stderr
+    err = capsys.readouterr().err
+    assert "--fast" in err and "--data" in err
     common.load_corpus.cache_clear()
 
 
 def test_errors_name_the_fix(tmp_path, capsys):
-    assert main(["lab", "run", "lenght", "--out", str(tmp_path)]) == 2
-    assert t(" Did you mean {name!r}?", name="length") in capsys.readouterr().err
-    assert main(["lab", "report", "--out", str(tmp_path / "empty")]) == 2
-    assert (
-        t(
-            "{root} holds no experiment results (no */results.json). Run "
-            "one first: glassformer lab run NAME --out {root}",
-            root=tmp_path / "empty",
-        )
-        in capsys.readouterr().err
-    )
-    with pytest.raises(SystemExit) as stop:  # argparse refuses it by the option's range type
+    with said() as heard:
+        assert main(["lab", "run", "lenght", "--out", str(tmp_path)]) == 2
+    assert heard.of("lab.unknown")[0]["name"] == "lenght" and heard.carrying(name="length")  # did you mean
+    with said() as heard:
+        assert main(["lab", "report", "--out", str(tmp_path / "empty")]) == 2
+    assert heard.of("lab.no_results") == [{"root": tmp_path / "empty"}]
+    capsys.readouterr()
+    with said() as heard, pytest.raises(SystemExit) as stop:  # argparse refuses it by the option's range type
         main(["lab", "run", "order", "--fast", "--seeds", "0", "--out", str(tmp_path)])
     assert stop.value.code == 2
-    assert "--seeds: must be a whole number >= 1" in capsys.readouterr().err
+    assert heard.carrying(value="0") and "--seeds" in capsys.readouterr().err
 
 
 def _counting(name: str, seeded: bool = True, default: int = 2):
@@ -128,11 +136,14 @@ def test_seeds_for_an_experiment_without_a_seed_are_refused_alone_and_skipped_wi
     assert not (tmp_path / "attention-steps" / "results.json").exists()
     with said() as heard:
         assert main(["lab", "run", "all", "--fast", "--seeds", "3", "--out", str(tmp_path)]) == 0
-    assert heard.of(
-        "  {name} is one computation with no random seed to vary: it runs once (--seeds {seeds} applies to the others)."
-    ) == [{"name": "attention-steps", "seeds": 3}]
+    assert heard.carrying(name="attention-steps") == [{"name": "attention-steps", "seeds": 3}]  # runs it once
     seeds = {n: json.loads((tmp_path / n / "results.json").read_text())["seeds"] for n in counting}
     assert seeds == {"mask-fill": 3, "attention-steps": 1}
+
+
+def having(heard, *names: str) -> list[dict]:
+    """The fields of each sentence said with exactly these fields: which sentence, by what it carries."""
+    return [fields for _, fields in heard if set(fields) == set(names)]
 
 
 def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_path):
@@ -145,25 +156,12 @@ def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_pat
     docs = ROOT / "docs" / "lab"
     with said() as heard:
         assert main(["lab", "list", "--out", str(docs)]) == 0
-    assert len(
-        heard.of(
-            "Where each claim comes from: a tutorial, by the number of "
-            "its file (the three Chinese tutorials glassformer follows, "
-            '"手撕 Transformer"), and §x.y, the section of it that makes '
-            "the claim; a ledger entry names the paper's authors, the "
-            "place in the paper and its identifier instead. Each cost is "
-            "what the last recorded run took."
-        )
-    ) == 1 and not heard.of(
-        "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)"
-    )
-    assert [f["tutorial"] for f in heard.of("  tutorial {tutorial}: {about}")] == ["000", "002", "004"]
-    costs = heard.of(
-        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
-        "seed(s), full run, recorded on {cpu} with {threads} "
-        "thread(s) ({dir}/results.json)"
-    )
-    assert [Path(c["dir"]).name for c in costs] == list(experiments())  # every one committed, full mode
+    legend, fields = heard[0]  # first a legend, said once, with no figure in it
+    assert fields == {} and heard.keys().count(legend) == 1
+    assert [f["tutorial"] for f in having(heard, "tutorial", "about")] == ["000", "002", "004"]
+    assert not having(heard, "dir")  # no "not measured here": every experiment has its record
+    costs = having(heard, "seconds", "cpu_seconds", "seeds", "cpu", "threads", "dir")
+    assert [Path(c["dir"]).name for c in costs] == list(experiments())  # every one committed
     for cost in costs:
         record = json.loads((Path(cost["dir"]) / "results.json").read_text(encoding="utf-8"))
         assert (cost["seconds"], cost["cpu_seconds"], cost["seeds"]) == (
@@ -172,25 +170,15 @@ def test_list_explains_the_ids_and_gives_each_experiment_s_recorded_cost(tmp_pat
             record["seeds"],
         )
         assert (cost["cpu"], cost["threads"]) == (record["machine"]["cpu"], record["machine"]["threads"])
-    tutorials = {f["tutorial"] for f in heard.of("tutorial {tutorial} {where}")}
+        assert record["fast"] is False  # full mode: one sentence says each full run's cost
+    assert len({m for m, f in heard if "seconds" in f}) == 1
+    tutorials = {f["tutorial"] for f in having(heard, "tutorial", "where")}
     assert tutorials == {"000", "002", "004"}  # each tutorial claim names its tutorial, a ledger one its paper
-    assert {f["paper"] for f in heard.of("{who}, {where} ({paper})")} == {
+    assert {f["paper"] for f in having(heard, "who", "where", "paper")} == {
         c.paper for e in experiments().values() for c in e.claims if c.paper
     }
     with said() as heard:
         assert main(["lab", "list", "--out", str(tmp_path)]) == 0
-    assert [
-        Path(f["dir"]).name
-        for f in heard.of(
-            "  cost: not measured here ({dir}/results.json does not exist; glassformer lab run writes it)"
-        )
-    ] == list(experiments())
-    assert not heard.of(
-        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
-        "seed(s), full run, recorded on {cpu} with {threads} "
-        "thread(s) ({dir}/results.json)"
-    ) and not heard.of(
-        "  cost: {seconds:.0f} s ({cpu_seconds:.0f} s CPU), {seeds} "
-        "seed(s), --fast run, recorded on {cpu} with {threads} "
-        "thread(s) ({dir}/results.json)"
-    )
+    assert [Path(f["dir"]).name for f in having(heard, "dir")] == list(experiments())  # not measured here
+    assert all(Path(f["dir"]).parent == tmp_path for f in having(heard, "dir"))
+    assert not [f for _, f in heard if "seconds" in f]  # no cost where no run was recorded

@@ -4,10 +4,11 @@ words, in en and zh: every title, axis label and legend entry is a pictures.lab.
 from __future__ import annotations
 
 import pytest
-from test_charts import keeping  # the shared figure-keeping Context
+from helpers import said
+from test_charts import catalogues, keeping  # the shared figure-keeping Context and check
 
 from glassformer.lab import grokking, induction, induction_text
-from glassformer.messages import speaking, t
+from glassformer.messages import speaking
 
 
 def grok_out() -> dict:
@@ -39,47 +40,47 @@ def words(fig) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_grokking_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         grokking.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), grok_out())
-        want = [
-            t("a + b mod {p}, {fraction}% of pairs train (seed 0)", p=7, fraction=50),
-            t("step (full batch)"),
-            t("accuracy"),
-            t("train, wd {wd}", wd=1.0),
-            t("test, wd {wd}", wd=1.0),
-            t("train, wd {wd}", wd=0),
-            t("test, wd {wd}", wd=0),
-            t("embedding spectrum after training (seed 0)"),
-            t("frequency k"),
-            t("share of the embedding's Fourier energy"),
-            t("{times}× an even share", times="3"),
-            t("decay"),
-            t("no_decay"),
-        ]
     ((fig, name),) = drawn
-    assert name == "grokking" and words(fig) == want
+    assert name == "grokking"
+    assert catalogues(words(fig), heard, lang) == [
+        {"p": 7, "fraction": 50},  # the accuracy panel: title, step axis, accuracy axis
+        {},
+        {},
+        {"wd": 1.0},  # train, test with weight decay, then without
+        {"wd": 1.0},
+        {"wd": 0},
+        {"wd": 0},
+        {},  # the spectrum panel: title, frequency axis, energy axis
+        {},
+        {},
+        {"times": "3"},  # the even share's multiple, then decay and no_decay
+        {},
+        {},
+    ]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_induction_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         induction.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), ind_out())
-        layers = [t("{layers} layer(s)", layers=n) for n in ("1", "2")]
-        want = [
-            t("attention-only models on repeated random segments ({L} tokens, vocabulary {V})", L=16, V=16),
-            t("loss (nats)"),
-            *layers,
-            t("ICL score: token {late} − token {early}", late=16, early=2),
-            *layers,
-            t("training step (seed 0)"),
-            t("detector score"),
-            t("1 layer: best induction head"),
-            t("best induction head, layer {layer}", layer=1),
-            t("best previous-token head, layer {layer}", layer=0),
-        ]
     ((fig, name),) = drawn
-    assert name == "induction" and words(fig) == want
+    assert name == "induction"
+    layers = [{"layers": n} for n in ("1", "2")]  # one legend entry per depth, on the loss and the ICL panels
+    assert catalogues(words(fig), heard, lang, distinct=False) == [
+        {"L": 16, "V": 16},
+        {},
+        *layers,
+        {"late": 16, "early": 2},
+        *layers,
+        {},  # the detectors' panel: step, score, the one-layer model's best head, then the two-layer model's
+        {},
+        {},
+        {"layer": 1},
+        {"layer": 0},
+    ]
 
 
 def text_out() -> dict:
@@ -101,23 +102,18 @@ def text_out() -> dict:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_induction_text_chart_words_are_the_catalogues(lang, tmp_path):
     drawn: list = []
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         induction_text.plot(keeping(drawn)(out=tmp_path, fast=True, seeds=1), text_out())
-        models = [t("2 layers, attention only"), t("2 layers, with FFN")]  # MODELS' order
-        want = [
-            t("two-layer char models on natural text ({corpus}, {L} characters)", L=16, corpus="toy"),
-            t("ICL score: character {late} − character {early}", late=16, early=2),
-            *models,
-            t("training step (seed 0)"),
-            t("share of a perfect head's score"),
-            *[
-                w
-                for m in models
-                for w in (
-                    t("{model}: best induction head, layer 1", model=m),
-                    t("{model}: best previous-token head, layer 0", model=m),
-                )
-            ],
-        ]
     ((fig, name),) = drawn
-    assert name == "induction_text" and words(fig) == want
+    assert name == "induction_text"
+    texts = words(fig)
+    models = texts[2:4]  # the ICL panel's legend: MODELS' order
+    assert catalogues(texts, heard, lang) == [
+        {"L": 16, "corpus": "toy"},
+        {"late": 16, "early": 2},
+        {},
+        {},
+        {},  # the detectors' panel: step, share of a perfect head, each model's best heads
+        {},
+        *[{"model": m} for m in models for _ in ("induction", "previous-token")],
+    ]

@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, said
 
+from glassformer.config import ROPE_SCALINGS
 from glassformer.lab import grokking, induction
 from glassformer.lab.report import (
     LANGS,
@@ -27,9 +28,11 @@ from glassformer.nn.position import POSITION_SCHEMES
 DOCS_LAB = ROOT / "docs" / "lab"
 PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
 # Latin words a Chinese sentence may hold: units, symbols and names the Chinese text uses as they are:
-# methods and measures named after their authors, and the position schemes' registry names (what --position takes)
-NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", *POSITION_SCHEMES)
-KEPT = re.compile(r"\b(ICL|nats|d_model|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
+# methods and measures named after their authors, the activations and position methods by their published
+# names, and the registry names of position schemes and RoPE scalings (what --position, rope_scaling take)
+NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", "ReLU", "GELU", "SwiGLU", "GeGLU", "RoPE", "YaRN")
+NAMES += (*POSITION_SCHEMES, *ROPE_SCALINGS)
+KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
 
 
 def english_words(zh: str) -> list[str]:
@@ -72,17 +75,17 @@ def test_the_english_detector_finds_english_in_chinese():
 def test_a_step_that_never_came_is_the_catalogues_phrase_with_the_budget(lang):
     field = steps([4700, None], 5000)
     assert field == {"steps": [4700, None], "within": 5000}  # data, not words: results.json stores this
+    with said() as heard:
+        got = words(lang, field)
+    assert [f for _, f in heard] == [{}, {"step": 4700}, {"within": 5000}]  # the list's comma, a step, the budget
+    (comma, _), (step, at), (never_key, budget) = heard
     with speaking(lang):
-        want = t("step {step}", step=4700) + t(", ") + t("not within {within} steps", within=5000)
-        never = t("not within {within} steps", within=5000)
-    assert words(lang, field) == want and "None" not in want
-    assert never in text(
-        lang,
-        "train fit: {fit_steps}; test jump: {jump_steps} (p = {p})",
-        fit_steps=steps([300], 5000),
-        jump_steps=field,
-        p=53,
-    )
+        want = t(step, **at) + t(comma) + t(never_key, **budget)
+        never = t(never_key, **budget)
+    assert got == want and "None" not in want and "5000" in never
+    assert lang == "en" or re.search("[\u4e00-\u9fff]", never)
+    ours = next(c.ours for c in grokking.EXPERIMENT.claims if "{jump_steps}" in (c.ours or ""))  # a ledger cell
+    assert never in text(lang, ours, fit_steps=steps([300], 5000), jump_steps=field, p=53)
 
 
 def test_the_rules_give_steps_as_data_the_sentence_words():

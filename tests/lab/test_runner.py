@@ -15,12 +15,12 @@ from dataclasses import replace
 
 import pytest
 import torch
-from helpers import ROOT
+from helpers import ROOT, said
 
 from glassformer import messages
 from glassformer.errors import NotFound, Unsupported, UsageError
 from glassformer.lab import get_experiment
-from glassformer.lab.report import LANGS, LEVEL_WORDS, text, write_index
+from glassformer.lab.report import LANGS, LEVEL_WORDS, _code, text, write_index
 from glassformer.lab.runner import Verdict, git_commit, jsonable, level, run_experiment
 
 
@@ -82,9 +82,7 @@ def test_the_runner_s_refusals_are_typed_and_speak_the_process_s_language(tmp_pa
         with pytest.raises(UsageError) as e:
             run_experiment(mask_fill, seeds=0, out=tmp_path, echo=lambda s: None)
         assert (e.value.code, e.value.fields) == ("lab.seeds", {"seeds": 0})
-        assert str(e.value) == messages.t(
-            "--seeds must be at least 1, got {seeds}.", seeds=0
-        )  # worded in Chinese, as raised
+        assert str(e.value) == e.value.words("zh") and re.search(CJK, str(e.value))  # worded in Chinese, as raised
         with pytest.raises(UsageError) as e:
             text("fr", "holds")
         assert e.value.code == "lab.lang" and e.value.fields["lang"] == "fr"
@@ -98,8 +96,10 @@ def test_index_lists_every_claim_offline(tmp_path):
     md, page = write_index(tmp_path)
     index, html = md.read_text(encoding="utf-8"), page.read_text(encoding="utf-8")
     assert "mask-fill/report.md" in index and "mask-fill/mask_fill.png" in index
-    assert index.count("| [mask-fill](mask-fill/report.md) |") == 2  # one row per claim
-    assert "glassformer lab run mask-fill" in index and "glassformer lab run mask-fill" in html
+    rows = [line for line in index.splitlines() if "[mask-fill](mask-fill/report.md)" in line]
+    assert len(rows) == 2 and all(row.startswith("|") for row in rows)  # one row per claim
+    command = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))["command"]
+    assert command in index and html.count(command) >= 1  # how to make it again
     html, fonts = re.subn(FONT_INSIDE, "FONT", html)  # the one url(): the shipped font inside the page
     assert fonts == 1
     for needle in ("http", "//cdn", "<link", "@import", "url("):
@@ -109,6 +109,22 @@ def test_index_lists_every_claim_offline(tmp_path):
 
 
 FONT_INSIDE = r"url\(data:font/otf;base64,[A-Za-z0-9+/=]+\)"
+CJK = r"[\u4e00-\u9fff]"
+CHINESE = r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]"  # hanzi and full-width marks
+
+
+def elements(page: str) -> list[tuple[str, dict]]:
+    """Each start tag of an HTML page: its name and its attributes (a bare one, like selected, maps to None)."""
+    from html.parser import HTMLParser
+
+    found: list = []
+
+    class Tags(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, dict(attrs)))
+
+    Tags().feed(page)
+    return found
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -128,20 +144,19 @@ def test_the_index_opens_in_lang_and_carries_the_shipped_font_for_its_chinese(tm
         _, page = write_index(tmp_path)
     html = page.read_text(encoding="utf-8")
     tag = "zh-CN" if lang == "zh" else "en"
-    assert re.search(r'<html lang="([^"]+)">', html).group(1) == tag
-    assert re.findall(r'<option value="(\w+)" data-lang="([^"]+)"( selected)?>', html) == [
-        ("en", "en", " selected" if lang == "en" else ""),
-        ("zh", "zh-CN", " selected" if lang == "zh" else ""),
+    tags = elements(html)
+    assert [a["lang"] for name, a in tags if name == "html"] == [tag]
+    assert [(a["value"], a["data-lang"], "selected" in a) for name, a in tags if name == "option"] == [
+        ("en", "en", lang == "en"),
+        ("zh", "zh-CN", lang == "zh"),
     ]
-    assert f"body {{ font-family: {SANS};" in html and SANS.endswith(f'"{FAMILY}", sans-serif')
+    body = re.search(r"body \{([^}]*)\}", html).group(1)
+    assert SANS in body and SANS.endswith(f'"{FAMILY}", sans-serif')
     font = re.search(r"url\(data:font/otf;base64,([A-Za-z0-9+/=]+)\)", html).group(1)
     have = {chr(c) for c in TTFont(io.BytesIO(base64.b64decode(font))).getBestCmap()}
-    zh = (
-        text("zh", "glassformer lab: the tutorials' claims, tested")
-        + record["claims"][0]["claim_zh"]
-        + text("zh", "English")
-    )
-    assert set(zh) - set(string.printable) <= have  # every character of the Chinese words, in the page
+    zh = "".join(re.findall(CHINESE, re.sub(FONT_INSIDE, "", html)))  # every Chinese character the page shows
+    assert len(set(zh)) > 20 and set(record["claims"][0]["claim_zh"]) - set(string.printable) <= set(zh)
+    assert set(zh) <= have  # each drawn by the font inside the page
 
 
 def test_index_of_an_empty_folder_says_what_to_run(tmp_path):
@@ -151,11 +166,10 @@ def test_index_of_an_empty_folder_says_what_to_run(tmp_path):
 
 
 def test_unknown_experiment_names_the_nearest(tmp_path):
-    with pytest.raises(UsageError) as e:
+    with said() as heard, pytest.raises(UsageError) as e:
         get_experiment("heeds")
-    assert e.value.code == "lab.unknown" and e.value.fields["hint"] == messages.t(
-        " Did you mean {name!r}?", name="heads"
-    )
+    ((hint, fields),) = [(m, f) for m, f in heard if f == {"name": "heads"}]  # did you mean heads?
+    assert e.value.code == "lab.unknown" and e.value.fields["hint"] == messages.t(hint, **fields)
 
 
 def _git(folder, *args):
@@ -209,20 +223,17 @@ def test_results_and_report_record_the_commit_or_null(tmp_path, monkeypatch, cod
     import glassformer.lab.runner as runner
 
     monkeypatch.setattr(runner, "git_commit", lambda: code)
-    run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
+    with said() as heard:
+        run_experiment(get_experiment("mask-fill"), out=tmp_path, echo=lambda s: None)
     saved = json.loads((tmp_path / "mask-fill" / "results.json").read_text(encoding="utf-8"))
     assert "git" in saved and saved["git"] == code  # null, not absent, when there is no commit
     report = (tmp_path / "mask-fill" / "report.md").read_text(encoding="utf-8")
+    committed = [(m, f) for m, f in heard if "commit" in f]
+    if code is None:  # a line saying so, and no commit in it
+        assert not committed and "a" * 40 not in report
+    else:  # the commit, and that the code which ran had changes, in every language
+        assert committed and all(f == {"commit": "a" * 40} for _, f in committed)
     for lang in LANGS:
-        if code is None:
-            assert text(lang, "Code: not run from a git checkout, so no commit was recorded.") in report
-        else:
-            assert (
-                text(
-                    lang,
-                    "Code: git commit {commit}, with uncommitted changes to "
-                    "tracked files: the code that ran differs from that commit.",
-                    commit="a" * 40,
-                )
-                in report
-            )
+        assert _code(saved, lang) in report
+        if code is not None:  # the changes are said: the line is not a clean commit's
+            assert _code(saved, lang) != _code({"git": {**code, "dirty": False}}, lang)

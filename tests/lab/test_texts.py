@@ -49,35 +49,8 @@ FIGURE = re.compile(r"\d\.\d|\d[eE]-?\d|\d\s*%|\d+(\.\d+)?\s*nats")  # 0.1, 1e-6
 def test_no_figure_is_typed_into_a_claim_finding_or_rule():
     """Measured numbers come in as the verdict's fields, a rule's thresholds as its claim's limits:
     the sentence and the code that judges share one constant."""
-    sentences = [
-        translated(s, lang)
-        for s in (
-            "The char model at d_model {d_model} with 1, 2, 4, 8 and 16 "
-            "heads (head width D = {D_max} down to {D_min}; the "
-            "parameter count does not change with the number of heads). "
-            "Measured: validation loss, validation minus training loss "
-            "(overfitting), and per head, read from the attention-weight "
-            "hook points on fixed validation windows, the mean "
-            "normalised entropy of its rows and the mean weight a query "
-            "gives itself. A head is counted as diagonal when that self "
-            "weight is above {diagonal}, as near-uniform when its "
-            "entropy is above {uniform}.",
-            "Queries and keys with independent standard-normal entries, "
-            "{keys} keys per row, D from {D_min} to {D_max}, scores with "
-            "and without the division by √D: their variance, the "
-            "softmax's normalised entropy, the share of saturated rows "
-            "(largest weight above {saturated}), any non-finite weight "
-            "in float32, and the gradient that reaches the query when a "
-            "fixed random gradient flows back through the softmax (its "
-            "median, and the share of rows where it has all but "
-            "vanished). Then the char model with one head (D = {D_one}) "
-            "and four heads (D = {D_four}) trained both ways; the "
-            "unscaled variant is a wrapper that hooks the attention "
-            "scores and multiplies them by √D, so the model's own code "
-            "is unchanged.",
-        )
-        for lang in LANGS
-    ]
+    setups = [EXPERIMENTS[name].setup for name in ("heads", "scaling")]  # (others cite a tutorial's section, 4.2)
+    sentences = [translated(setup, lang) for setup in setups for lang in LANGS]
     for exp in EXPERIMENTS.values():
         for claim in exp.claims:
             said = (claim.claim, claim.rule, claim.finding) + ((claim.ours,) if claim.paper else ())
@@ -98,35 +71,12 @@ def test_each_rule_and_setup_is_given_exactly_the_fields_its_sentence_names():
 
 def test_a_rule_states_the_threshold_the_code_applies(monkeypatch):
     assert figure(1e-6) == "1e-6" and figure(0.05) == "0.05" and figure(1.25) == "1.25" and figure(4) == "4"
-    rule = text(
-        "en",
-        "Two parts: the encoder without positions is "
-        "permutation-equivariant (largest difference at most "
-        "{equivariant}); and a trained causal decoder without "
-        "positions is blind to order (shuffling its prefix raises "
-        "the last position's loss by at most {blind} nats). Both: "
-        "holds; one: half-true; neither: fails.",
-        **order.EXPERIMENT.claims[0].limits,
-    )
-    assert f"at most {figure(order.EQUIVARIANT)})" in rule and f"{figure(order.BLIND)} nats" in rule
-    moved = replace(order.EXPERIMENT.claims[0], limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
-    assert "1e-9" in text(
-        "zh",
-        "Two parts: the encoder without positions is "
-        "permutation-equivariant (largest difference at most "
-        "{equivariant}); and a trained causal decoder without "
-        "positions is blind to order (shuffling its prefix raises "
-        "the last position's loss by at most {blind} nats). Both: "
-        "holds; one: half-true; neither: fails.",
-        **moved.limits,
-    )  # the figure comes from the constant
+    claim = order.EXPERIMENT.claims[0]  # its rule names the two thresholds order.py applies
+    assert claim.limits == {"equivariant": figure(order.EQUIVARIANT), "blind": figure(order.BLIND)}
+    for lang in LANGS:
+        rule = text(lang, claim.rule, **claim.limits)
+        assert figure(order.EQUIVARIANT) in rule and figure(order.BLIND) in rule
+    moved = replace(claim, limits={"equivariant": figure(1e-9), "blind": figure(0.2)})
+    assert "1e-9" in text("zh", moved.rule, **moved.limits)  # the figure comes from the constant
     with pytest.raises(KeyError):
-        text(
-            "en",
-            "Two parts: the encoder without positions is "
-            "permutation-equivariant (largest difference at most "
-            "{equivariant}); and a trained causal decoder without "
-            "positions is blind to order (shuffling its prefix raises "
-            "the last position's loss by at most {blind} nats). Both: "
-            "holds; one: half-true; neither: fails.",
-        )  # a rule cannot be worded without its thresholds
+        text("en", claim.rule)  # a rule cannot be worded without its thresholds

@@ -63,10 +63,10 @@ def problems(catalogue, said: set) -> dict[str, list[str]]:
         "fuzzy": [],
         "fields": [],
         "figures": [],
-        "not chinese": [],
+        "not_chinese": [],
         "obsolete": [],
-        "not said": [],
-        "not in the catalogue": [],
+        "not_said": [],
+        "not_in_catalogue": [],
     }
     held = set()
     for m, english, chinese in entries(catalogue):
@@ -82,11 +82,11 @@ def problems(catalogue, said: set) -> dict[str, list[str]]:
         if figures(english) != figures(chinese) and not QUOTED.search(english):
             found["figures"].append(english)
         if has_words(english) and not CHINESE_OR_ITS_MARKS.search(chinese) and english not in SAME_IN_CHINESE:
-            found["not chinese"].append(english)
+            found["not_chinese"].append(english)
         if (m.context, english) not in said:
-            found["not said"].append(english)
+            found["not_said"].append(english)
     found["obsolete"] = [m.id for m in catalogue.obsolete.values()]
-    found["not in the catalogue"] = sorted(english for context, english in said - held)
+    found["not_in_catalogue"] = sorted(english for context, english in said - held)
     return found
 
 
@@ -143,33 +143,33 @@ msgstr ""
 "Content-Type: text/plain; charset=utf-8\\n"
 "Plural-Forms: nplurals=1; plural=0;\\n"
 
-msgid "kept {n} sentences"
+msgid "kept {n}"
 msgstr "保留了 {n} 句"
 
-msgid "not translated yet"
+msgid "untranslated"
 msgstr ""
 
 #, fuzzy
-msgid "changed {n} times"
+msgid "changed {n}"
 msgstr "改了 {n} 次"
 
-msgid "wrote {path}"
+msgid "{path}"
 msgstr "写入了 {file}"
 
-msgid "expected %s argument"
-msgid_plural "expected %s arguments"
+msgid "%s argument"
+msgid_plural "%s arguments"
 msgstr[0] "需要参数值"
 
-msgid "took 300 steps"
+msgid "300 steps"
 msgstr "走了 400 步"
 
-msgid "left in English"
-msgstr "left in English"
+msgid "leftover"
+msgstr "leftover"
 
-msgid "no longer said"
+msgid "unsaid"
 msgstr "不再说了"
 
-#~ msgid "an old sentence"
+#~ msgid "obsolete"
 #~ msgstr "旧句子"
 """
 
@@ -180,26 +180,26 @@ def test_each_check_fails_on_a_planted_bad_catalogue(tmp_path):
     said = {
         (None, english)
         for english in (
-            "kept {n} sentences",
-            "not translated yet",
-            "changed {n} times",
-            "wrote {path}",
-            "expected %s argument",
-            "took 300 steps",
-            "left in English",
-            "a sentence the catalogue lacks",
+            "kept {n}",
+            "untranslated",
+            "changed {n}",
+            "{path}",
+            "%s argument",
+            "300 steps",
+            "leftover",
+            "lacking",
         )
     }
     found = problems(po.read(planted), said)
     assert found == {
-        "untranslated": ["not translated yet"],
-        "fuzzy": ["changed {n} times"],
-        "fields": ["wrote {path}", "expected %s argument"],
-        "figures": ["took 300 steps"],
-        "not chinese": ["left in English"],
-        "obsolete": ["an old sentence"],
-        "not said": ["no longer said"],
-        "not in the catalogue": ["a sentence the catalogue lacks"],
+        "untranslated": ["untranslated"],
+        "fuzzy": ["changed {n}"],
+        "fields": ["{path}", "%s argument"],
+        "figures": ["300 steps"],
+        "not_chinese": ["leftover"],
+        "obsolete": ["obsolete"],
+        "not_said": ["unsaid"],
+        "not_in_catalogue": ["lacking"],
     }
     assert po.mo_bytes(planted) != po.MO.read_bytes()  # the currency check compares bytes: a changed .po fails it
 
@@ -211,14 +211,14 @@ def test_extraction_finds_marked_sentences_also_inside_an_f_string(tmp_path):
     (package / "m.py").write_text(
         "class UsageError(GlassformerError): ...\n"  # an error class: its second argument is the sentence
         "x = f\"# {t('Inside')}\"\n"
-        'raise UsageError("area.what", "The sentence {n}.", n=1)\n'
+        'raise UsageError("area.what", "Sentence {n}.", n=1)\n'
         'y = NP_("a split", "train")\n'
         'z = t("a" if c else "b")\n',  # a choice is not a sentence: the codemod writes N_ on each
         encoding="utf-8",
     )
     assert said_in(po.extract(package)) == {
         (None, "Inside"),
-        (None, "The sentence {n}."),
+        (None, "Sentence {n}."),
         ("a split", "train"),
     }
 

@@ -14,6 +14,7 @@ import string
 from pathlib import Path
 
 import pytest
+from helpers import formulas, said
 
 import glassformer
 import glassformer.errors
@@ -87,8 +88,9 @@ def figures(text: str) -> list[str]:
 
 
 def test_the_figure_rule_can_fail():
-    assert figures("took 1.25 s for 300 steps, 4 layers") == ["1.25", "300", "4"]
-    assert figures("UTF-8, sha256, 0x{byte:02x}, --max_len={T}, 2**63-1, L0_H0") == ["2"]
+    assert figures("1.25 s, 300 steps, 4") == ["1.25", "300", "4"]
+    names = ("UTF-8", "sha256", "0x{byte:02x}", "--max_len={T}", "2**63-1", "L0_H0")  # figures inside names
+    assert [figures(name) for name in names] == [[], [], [], [], ["2"], []]
 
 
 def test_argparse_words_are_argparse_s_own_with_the_same_fields():
@@ -148,12 +150,17 @@ def test_every_verb_s_help_prints_in_chinese(capsys):
     with messages.speaking("en"):
         paths = [path for path, _ in parsers(build_parser())]
     assert len(paths) > 20
+    help_action = next(a for a in argparse.ArgumentParser()._actions if a.dest == "help")  # argparse's own -h
+    with messages.speaking("zh"):
+        usage, show_help = t("usage: "), t(help_action.help)
+    assert CHINESE.search(usage) and CHINESE.search(show_help)
     for i, path in enumerate(paths):
         argv = ["--lang", "zh", *path, "--help"] if i % 2 else [*path, "--help", "--lang=zh"]  # before, after
         with pytest.raises(SystemExit) as done:
             main(argv)
         out = capsys.readouterr().out
-        assert done.value.code == 0 and out.startswith("用法：") and "选项" in out and "显示本帮助并退出" in out, path
+        assert done.value.code == 0 and out.startswith(usage) and show_help in out, path
+        assert CHINESE.search(out.split("\n\n", 1)[1]), path  # past the usage line: the help is Chinese
 
 
 # ---- errors and progress lines through main ------------------------------------------------------
@@ -194,8 +201,9 @@ def test_common_errors_speak_chinese_with_the_same_exit_code(argv, code, files, 
     monkeypatch.setenv("GLASSFORMER_LANG", "zh")
     chinese = _run(argv, capsys)
     assert english[0] == chinese[0] == code
-    assert "error:" in english[1] and not CHINESE.search(english[1])
-    assert "错误：" in chinese[1] and CHINESE.search(chinese[1].split("错误：", 1)[1]), chinese[1]
+    assert english[1].strip() and not CHINESE.search(english[1])
+    # in Chinese: the "error" label and the message itself, at least two runs of Chinese, not the label alone
+    assert len(re.findall("[\u4e00-\u9fff]+", chinese[1])) >= 2, chinese[1]
 
 
 def _run(argv, capsys) -> tuple[int, str]:
@@ -213,17 +221,22 @@ def test_a_bug_and_ctrl_c_speak_chinese_too(files, capsys, monkeypatch):
         raise ZeroDivisionError("planted")
 
     monkeypatch.setattr(train_cli, "prepare", broken)
-    assert main(["--lang", "zh", "data", "prepare", "builtin:seed"]) == 1
+    with said() as heard:
+        assert main(["--lang", "zh", "data", "prepare", "builtin:seed"]) == 1
     err = capsys.readouterr().err
-    assert "内部错误（ZeroDivisionError: planted）" in err and "这是 glassformer 的 bug" in err
-    assert Path(re.search(r"调用栈已保存到 (\S+)；", err).group(1)).exists()
+    (bug,) = heard.carrying(who="glassformer data", kind="ZeroDivisionError", detail="planted")
+    assert bug["path"].exists() and str(bug["path"]) in err  # the traceback, kept for the report
+    assert "planted" in err and CHINESE.search(err)  # the error's own detail, in a Chinese line
 
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(train_cli, "prepare", interrupted)
-    assert main(["data", "prepare", "builtin:seed", "--lang", "zh"]) == 130
-    assert capsys.readouterr().err == "glassformer data：已中断。\n"
+    with said() as heard:
+        assert main(["data", "prepare", "builtin:seed", "--lang", "zh"]) == 130
+    err = capsys.readouterr().err
+    assert heard.carrying(who="glassformer data")  # one line naming the verb
+    assert err.startswith("glassformer data") and err.count("\n") == 1 and CHINESE.search(err)
 
 
 def test_lang_is_read_anywhere_and_beats_the_environment(capsys, monkeypatch):
@@ -232,31 +245,59 @@ def test_lang_is_read_anywhere_and_beats_the_environment(capsys, monkeypatch):
         ["train", "--lang", "zh", "--bogus=1"],
         ["train", "--bogus=1", "--lang=zh"],
     ):
-        assert main(argv) == 2 and "未知的配置键 --bogus" in capsys.readouterr().err
+        assert unknown_key(argv, capsys) == ("zh", [{"key": "bogus", "hint": ""}])
     monkeypatch.setenv("GLASSFORMER_LANG", "zh_CN.UTF-8")  # a locale name is understood
-    assert main(["train", "--bogus=1"]) == 2 and "未知的配置键" in capsys.readouterr().err
-    assert main(["--lang", "en", "train", "--bogus=1"]) == 2
-    assert "unknown config key --bogus" in capsys.readouterr().err
+    assert unknown_key(["train", "--bogus=1"], capsys) == ("zh", [{"key": "bogus", "hint": ""}])
+    assert unknown_key(["--lang", "en", "train", "--bogus=1"], capsys) == ("en", [{"key": "bogus", "hint": ""}])
     assert messages.language() == "zh"  # main's choice ended with main: the environment speaks again
     monkeypatch.delenv("GLASSFORMER_LANG")
     assert messages.language() == "en"
 
 
+def unknown_key(argv, capsys) -> tuple[str, list[dict]]:
+    """Run a command that gives an unknown config key: the language its error was said in, and the
+    fields of each config.unknown_key said (exit code 2 checked)."""
+    with said() as heard:
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    return ("zh" if CHINESE.search(err) else "en"), heard.of("config.unknown_key")
+
+
+def refused_language(argv, capsys):
+    """Run a command with a bad --lang: exit code 2, and the UnknownLanguage error it printed."""
+    with said() as heard:
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    (error,) = [f["message"] for f in heard.carrying(who="glassformer")]
+    assert isinstance(error, messages.UnknownLanguage) and str(error) in err
+    return error
+
+
+LANGS = ", ".join(messages.LANGS)  # the languages an error offers
+
+
 def test_a_bad_language_is_a_usage_error(capsys, monkeypatch):
-    assert main(["train", "--lang"]) == 2
-    assert "--lang needs a language after it: one of en, zh" in capsys.readouterr().err
-    assert main(["--lang", "fr", "train"]) == 2
-    assert "language 'fr' is not one of en, zh (--lang or GLASSFORMER_LANG)" in capsys.readouterr().err
+    with said() as heard:
+        assert main(["train", "--lang"]) == 2
+    assert heard.of("cli.lang_no_value") == [{"langs": LANGS}] and "--lang" in capsys.readouterr().err
+    error = refused_language(["--lang", "fr", "train"], capsys)
+    assert (error.code, error.fields["lang"], error.fields["langs"], error.lang) == (
+        "lang.unknown",
+        "fr",
+        LANGS,
+        "en",
+    )
+    assert "GLASSFORMER_LANG" in str(error) and not CHINESE.search(str(error))
     monkeypatch.setenv("GLASSFORMER_LANG", "zh")  # said in the environment's language when it has one
-    assert main(["--lang", "fr", "train"]) == 2
-    assert "语言 'fr' 不在 en, zh 之中" in capsys.readouterr().err
+    error = refused_language(["--lang", "fr", "train"], capsys)
+    assert (error.fields["lang"], error.lang) == ("fr", "zh") and CHINESE.search(str(error)) and "'fr'" in str(error)
 
 
 @pytest.mark.slow
 def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, capsys):
     """The run directory line, the evaluation lines of the trainer's progress and the summary, in both
     languages: every number of the Chinese run is the English run's (they come in as fields)."""
-    outs = {}
+    outs, heard = {}, {}
     for lang in ("en", "zh"):
         argv = [
             "--lang",
@@ -280,12 +321,17 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
             "--threads",
             "1",
         ]
-        assert main(argv) == 0
+        with said() as heard[lang]:
+            assert main(argv) == 0
         outs[lang] = capsys.readouterr().out
-    assert "step      1: train " in outs["en"] and "done: 2 steps, train loss" in outs["en"]
+        assert heard[lang].carrying(step=1) and heard[lang].carrying(steps=2)  # an evaluation line, the summary
+        assert heard[lang].carrying(dir=tmp_path / lang, plot=tmp_path / lang / "loss.png")  # the run directory
+    assert heard["en"].keys() == heard["zh"].keys()  # the same sentences, in the same order
     zh_out = outs["zh"]
-    assert "运行目录" in zh_out and "第      1 步：训练 " in zh_out and "（最佳）" in zh_out
-    assert "完成：2 步，训练损失" in zh_out and "看内部：" in zh_out
+    en_lines, zh_lines = outs["en"].splitlines(), zh_out.splitlines()
+    losses = [i for i, line in enumerate(zh_lines) if re.search(r"\d+\.\d{4}", line)]
+    assert len(en_lines) == len(zh_lines) and len(losses) >= 4  # three evaluations and the summary
+    assert all(CHINESE.search(zh_lines[i]) and not CHINESE.search(en_lines[i]) for i in losses)
 
     def numbers(text):  # the losses
         return re.findall(r"\d+\.\d{4}", text)
@@ -296,7 +342,12 @@ def test_training_prints_its_frame_in_chinese_with_the_same_numbers(tmp_path, ca
 def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_path, capsys):
     """`params` and `grads` under --lang zh: Chinese headers (wide characters counted as two
     columns, so the columns still line up), the same rows and numbers as in English."""
+    from glassformer.inspect.display import PARAM_COLUMNS, STATUS_WORDS
     from glassformer.messages import columns
+
+    def words(lang, *messages_):  # the tables' own words, in `lang`
+        with messages.speaking(lang):
+            return [t(m) for m in messages_]
 
     outs = {}
     for verb in ("params", "grads"):
@@ -306,16 +357,26 @@ def test_the_params_and_grads_tables_speak_chinese_with_the_same_numbers(tmp_pat
             outs[verb, lang] = capsys.readouterr().out.splitlines()
     params_en, params_zh = outs["params", "en"], outs["params", "zh"]
     head = params_zh[1]
-    assert head.split() == ["模块", "参数量", "公式", "=", "公式", "说明"] and params_en[1].split()[0] == "module"
+    assert head.split() == " ".join(words("zh", *PARAM_COLUMNS)).split() and CHINESE.search(head)
+    assert params_en[1].split()[0] == words("en", PARAM_COLUMNS[0])[0]
     rows = [i for i, line in enumerate(params_zh) if line.startswith("blocks.0.attn.qkv")]
     row_en, row_zh = params_en[rows[0]], params_zh[rows[0]]  # a row: the same cells, the note in Chinese
-    assert row_zh == row_en.replace("Q, K, V for all heads at once", "一次算出所有头的 Q、K、V") != row_en
-    assert columns(head[: head.index("公式")]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
-    assert any(line.startswith("合计") for line in params_zh) and any("符号：C=" in line for line in params_zh)
+    from glassformer.models import build_model
+
+    ((*_, note_en, note_zh),) = formulas(build_model(PRESETS["seed000"].model), lambda p: p == "blocks.0.attn.qkv")
+    assert note_zh and CHINESE.search(note_zh) and row_zh == row_en.replace(note_en, note_zh) != row_en
+    formula = words("zh", PARAM_COLUMNS[2])[0]
+    assert columns(head[: head.index(formula)]) == params_zh[rows[0]].index("C·3C")  # headers over their columns
+    end = [i for i, line in enumerate(params_zh) if line and set(line) == {"-"}][1]  # the rule above the total
+    total_en, total_zh = params_en[end + 1], params_zh[end + 1]  # the total, then the symbols, each in Chinese
+    assert total_zh.split()[1:] == total_en.split()[1:] and CHINESE.search(total_zh.split()[0])
+    assert "C=" in params_zh[end + 2] and CHINESE.search(params_zh[end + 2]) and len(params_en) == len(params_zh)
     grads_en, grads_zh = outs["grads", "en"], outs["grads", "zh"]
     head = grads_zh[1]
-    assert head.split() == ["参数", "形状", "‖梯度‖", "平均|g|", "更新/w", "状态"]
-    assert columns(head[: head.index("状态")]) == len(grads_zh[3]) - len("正常") and grads_zh[3].endswith("正常")
+    assert len(head.split()) == len(grads_en[1].split()) == 6 and all(CHINESE.search(w) for w in head.split())
+    (ok,) = words("zh", STATUS_WORDS["ok"])  # a healthy row's status, under the status column
+    status = head.split()[-1]
+    assert columns(head[: head.index(status)]) == len(grads_zh[3]) - len(ok) and grads_zh[3].endswith(ok)
     numbers = lambda lines: [re.findall(r"\d\.\d\de[-+]\d\d", line) for line in lines[3:]]  # noqa: E731
     assert numbers(grads_en) == numbers(grads_zh) and sum(map(len, numbers(grads_zh))) > 30
 
@@ -429,35 +490,28 @@ def test_the_catalogued_library_modules_raise_and_print_only_catalogue_sentences
 def test_the_rule_can_fail(tmp_path):
     planted = tmp_path / "verb.py"
     planted.write_text(
-        'p.add_argument("--x", help="a literal help")\nprint(f"wrote {path}")\n'
+        'p.add_argument("--x", help="helpful")\nprint(f"wrote {path}")\n'
         'raise ValueError("bad " + name)\nprint(t("key"), f"{k} {v:.2e}", "\\n")\n'
-        'sys.stderr.write("note: slow")\nf.write(f"=== step {step} ===")\n'
-    )
+        'sys.stderr.write("slow")\nf.write(f"=== step {step} ===")\n'
+    )  # one word is enough to be words: made-up ones, each where the rule must find it
     found = [s.split(": ", 1)[1] for s in sentences(planted, helps=True, root=tmp_path)]
-    assert found == ["'a literal help'", "'wrote '", "'bad '", "'note: slow'"]
+    assert found == ["'helpful'", "'wrote '", "'bad '", "'slow'"]
 
 
 def test_chinese_help_is_wrapped_by_terminal_columns():
     from glassformer.cli.options import _wrap
     from glassformer.messages import columns
 
-    with messages.speaking("zh"):
-        text = t(
-            "Serve a page on {local} that shows your model at work on "
-            "the text you type: tokens and the shape trace, every head's "
-            "attention, the residual stream and logit lens, the "
-            "next-token distribution with temperature/top-k/top-p, "
-            "generation step by step, and head ablation. Works offline: "
-            "nothing is loaded from the network. Preset fields can be "
-            "overridden with --key=value (with --preset).",
-            local="127.0.0.1",
-        )
+    with messages.speaking("zh"), argparse_speaking():  # the longest Chinese description of a verb
+        text = max((p.description or "" for _, p in parsers(build_parser())), key=len)
+    assert CHINESE.search(text) and columns(text) > 160
     lines = _wrap(text, 40)
     assert len(lines) > 3 and all(columns(line) <= 40 or line[-1] in "，。）；" for line in lines)
     assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost, nothing added
     assert not any(line[0] in "，。、；：）" for line in lines)  # no line starts with a closing mark
-    assert _wrap("一二三四（五六）七", 10) == ["一二三四", "（五六）七"]  # an opening mark goes with what it opens
-    assert _wrap("ours（Python）或 hf", 10) == ["ours", "（Python）", "或 hf"]  # a word is never cut
+    # made-up text: full-width digits are as wide as Chinese characters
+    assert _wrap("１２３４（５６）７", 10) == ["１２３４", "（５６）７"]  # an opening mark goes with what it opens
+    assert _wrap("ours（Python）或", 10) == ["ours", "（Python）", "或"]  # a word is never cut
 
 
 def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_example():
@@ -465,10 +519,7 @@ def test_english_help_keeps_argparse_s_own_wrapping_even_around_a_chinese_exampl
     Chinese help is wrapped by terminal columns."""
     from glassformer.cli.options import HelpFormatter
 
-    with messages.speaking("en"):
-        text = t(
-            "the original Transformer: encoder, decoder, cross-attention ({example})", example="一千二百零五 ↔ 1205"
-        )
+    text = "x " * 20 + "(一千二百零五 ↔ 1205)"  # made-up: English-like words around a Chinese example
     ours, argparse_own = HelpFormatter("prog"), argparse.HelpFormatter("prog")
     with messages.speaking("en"):
         assert ours._split_lines(text, 50) == argparse_own._split_lines(text, 50)

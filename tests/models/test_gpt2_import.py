@@ -114,8 +114,9 @@ def test_a_pickle_that_would_run_code_is_refused(hf_dir, tmp_path):
     folder = copy_dir(hf_dir[0], tmp_path / "evil")
     (folder / "model.safetensors").unlink()
     torch.save({"wte.weight": torch.zeros(1), "payload": Exception("runs on load")}, folder / "pytorch_model.bin")
-    with pytest.raises(DamagedFile, match="never unpickles"):
+    with pytest.raises(DamagedFile) as caught:
         import_gpt2(folder, tmp_path / "run")
+    assert caught.value.code == "gpt2.bin_refused" and caught.value.fields["why"].fields == {}  # not torch's words
     assert not (tmp_path / "run").exists()  # nothing written
 
 
@@ -174,8 +175,9 @@ def test_files_that_do_not_fit_are_refused(hf_dir, tmp_path):
         import_gpt2(copy_dir(src, tmp_path / "a", {"vocab_size": hf.config.vocab_size + 1}), tmp_path / "r")
     with pytest.raises(DamagedFile, match="h.2.ln_1.weight"):  # config says 3 layers, the file has 2
         import_gpt2(copy_dir(src, tmp_path / "b", {"n_layer": 3}), tmp_path / "r")
-    with pytest.raises(UsageError, match="no place for: h.1"):  # the file has a layer the config lacks
+    with pytest.raises(UsageError) as caught:  # the file has a layer the config lacks
         import_gpt2(copy_dir(src, tmp_path / "c", {"n_layer": 1}), tmp_path / "r")
+    assert caught.value.code == "gpt2.tensors_unused" and caught.value.fields["names"].startswith("h.1.")
     with pytest.raises(DamagedFile) as caught:  # the weights are 24 wide: said before a model 28 wide is built
         import_gpt2(copy_dir(src, tmp_path / "d", {"n_embd": 28, "n_head": 4}), tmp_path / "r")
     assert caught.value.code == "gpt2.weight_size" and caught.value.fields["value"] == 28
@@ -202,18 +204,24 @@ def test_export_refuses_what_gpt2_cannot_hold(imported, tmp_path):
     (run / "config.json").write_text(json.dumps({"model": to_dict(model.cfg), "train": to_dict(TrainConfig())}))
     save_weights(run / "model.safetensors", model, 0)
     tok.save(run / "tokenizer.json")
-    with pytest.raises(UsageError, match="norm='post'"):
+    with pytest.raises(UsageError) as caught:
         export_gpt2(run, tmp_path / "out")
+    assert (caught.value.code, caught.value.fields) == (
+        "gpt2.field_out",
+        {"field": "norm", "found": "post", "want": "pre"},
+    )
     config = json.loads((run / "config.json").read_text())
     config["model"]["norm"] = "pre"
     (run / "config.json").write_text(json.dumps(config))
-    with pytest.raises(UsageError, match="tokenizer is 'char'"):
+    with pytest.raises(UsageError) as caught:
         export_gpt2(run, tmp_path / "out")
+    assert (caught.value.code, caught.value.fields["kind"]) == ("gpt2.export_tokenizer", "char")
     assert not (tmp_path / "out").exists()
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("keep me")
-    with pytest.raises(UsageError, match="not empty"):
+    with pytest.raises(UsageError) as caught:
         export_gpt2(imported[0], tmp_path / "full")
+    assert caught.value.code == "gpt2.export_out_full" and [p.name for p in (tmp_path / "full").iterdir()] == ["x"]
 
 
 def test_a_fresh_interpreter_knows_the_tokenizer_kind(imported):
@@ -258,18 +266,7 @@ def test_a_tokenizer_whose_endoftext_transformers_adds_imports_and_generates_as_
             "first": n_vocab,
             "last": n_vocab,
         }
-        assert (
-            notes
-            == [
-                (
-                    "note: {path} names {tokens} as special, and the vocabulary "
-                    "lacks them: transformers adds them after it with the next "
-                    "ids ({first}..{last}), and so does this import.",
-                    fields,
-                )
-            ]
-            and "'<|endoftext|>'" in said
-        )
+        assert [said_fields for _, said_fields in notes] == [fields] and "'<|endoftext|>'" in said
     else:  # save_pretrained wrote it into tokenizer.json's added_tokens: nothing to add
         assert notes == [] and "<|endoftext|>" not in said
     model, tokenizer, _ = load_model(run)

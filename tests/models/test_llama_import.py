@@ -142,3 +142,116 @@ def test_a_model_too_big_for_memory_is_refused_with_the_numbers_before_reading(r
     assert isinstance(error, UsageError) and error.code == "model.too_big"
     assert error.fields["memory"] * (1 << 30) == 1000 and error.fields["params"] > 1000 // 4
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("preset, family", [("baby-llama", "llama"), ("baby-qwen3", "qwen3")])
+def test_a_run_trained_here_exports_to_a_directory_transformers_and_tokenizers_read_back(tmp_path, preset, family):
+    from seed_runs import seed_run
+
+    from glassformer.text.tokenizers import CharTokenizer
+    from glassformer.train.run import train
+
+    quick = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--seq_len=16", "--threads=1"]
+    run = seed_run(tmp_path, "run", quick, preset)
+    assert train(run).status == "done"
+    code, out, err = cli(["export", "llama", str(run.dir), "--out", str(tmp_path / "out")])
+    assert code == 0, err
+    assert json.loads((tmp_path / "out" / "config.json").read_text())["model_type"] == family
+    model, ours, _ = load_model(run.dir)
+    assert isinstance(ours, CharTokenizer)  # the presets' data is read by characters
+    theirs = tokenizers.Tokenizer.from_file(str(tmp_path / "out" / "tokenizer.json"))
+    text = "".join(ours.chars[::-1] + ours.chars)  # every character the run knows, spaces among them
+    ids = ours.encode(text)
+    assert theirs.encode(text, add_special_tokens=False).ids == ids and theirs.decode(ids) == text
+    again = transformers.AutoModelForCausalLM.from_pretrained(tmp_path / "out", attn_implementation="eager").eval()
+    x = torch.tensor([ids[:16]])  # (1, 16)
+    with torch.no_grad():
+        assert (again(x).logits - model(x)).abs().max() <= 1e-5
+
+
+def test_a_char_tokenizer_s_json_form_refuses_or_unks_an_unseen_character_as_it_does():
+    from glassformer.text.tokenizers import CharTokenizer
+
+    with_unk = tokenizers.Tokenizer.from_str(CharTokenizer.from_text("ab\n", unk=True).hf_json())
+    assert with_unk.encode("a\nzb", add_special_tokens=False).ids == CharTokenizer.from_text("ab\n", unk=True).encode(
+        "a\nzb"
+    )
+    without = tokenizers.Tokenizer.from_str(CharTokenizer.from_text("ab").hf_json())
+    with pytest.raises(Exception, match="UNK"):  # noqa: B017 (the library raises a bare Exception; ours a UsageError)
+        without.encode("az", add_special_tokens=False)
+
+
+def test_import_holds_one_checkpoint_tensor_at_a_time_beside_the_model(root, monkeypatch):
+    import gc
+    import weakref
+
+    from glassformer.models import gpt2
+    from glassformer.models.llama import read_hf_dir
+
+    checkpoint(root / "lazy-hf", "qwen3", shards=True)
+    read, alive, most = gpt2.SafetensorsFiles.__getitem__, [], [0]
+
+    def counted(self, name):
+        gc.collect()
+        alive[:] = [r for r in alive if r() is not None]
+        most[0] = max(most[0], len(alive))  # checkpoint tensors still held when the next one is read
+        tensor = read(self, name)
+        alive.append(weakref.ref(tensor))
+        return tensor
+
+    monkeypatch.setattr(gpt2.SafetensorsFiles, "__getitem__", counted)
+    model, _, _ = read_hf_dir(root / "lazy-hf", "qwen3")
+    files = gpt2.read_weights(root / "lazy-hf")[1]
+    assert (
+        len(files) > 20 and 0 < most[0] <= 3
+    )  # at most the parameter just made, and q_proj, k_proj while v_proj is read
+    hf = transformers.AutoModelForCausalLM.from_pretrained(root / "lazy-hf", attn_implementation="eager").eval()
+    ids = torch.tensor([[1, 5, 9, 2]])  # (1, 4)
+    with torch.no_grad():
+        assert (model(ids) - hf(ids).logits).abs().max() <= 1e-5  # and every tensor landed where it belongs
+
+
+def test_a_sample_ends_at_the_eos_of_generation_config_as_generate_does_and_export_keeps_it(root, tmp_path):
+    from glassformer.sample import sample
+
+    hf = checkpoint(tmp_path / "hf", "llama")
+    prompt = "the dog sat"
+    ids = torch.tensor(
+        [tokenizers.Tokenizer.from_file(str(tmp_path / "hf" / "tokenizer.json")).encode(prompt).ids]
+    )  # (1, 3)
+    with torch.no_grad():
+        greedy = hf.generate(ids, max_new_tokens=8, do_sample=False)[0, ids.shape[1] :].tolist()  # no eos: all 8
+    eos = greedy[4]  # a token greedy decoding writes fifth: the checkpoint says it ends the text
+    first, other = greedy.index(eos), next(i for i in range(48) if i not in greedy)  # and one it never writes
+    (tmp_path / "hf" / "generation_config.json").write_text(
+        json.dumps({"eos_token_id": [other, eos], "bos_token_id": 1})
+    )
+    with torch.no_grad():
+        theirs = hf.generate(ids, max_new_tokens=8, do_sample=False, eos_token_id=[other, eos])[
+            0, ids.shape[1] :
+        ].tolist()
+    assert theirs == greedy[: first + 1]  # generate writes the eos and stops
+    assert cli(["import", "llama", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])[0] == 0
+    config = json.loads((tmp_path / "run" / "config.json").read_text())
+    assert config["imported"]["generation"] == {"eos_token_id": [other, eos], "bos_token_id": 1}
+    model, tokenizer, _ = load_model(tmp_path / "run")
+    assert tokenizer.encode(prompt) == ids[0].tolist()
+    code, out, err = cli(
+        ["sample", str(tmp_path / "run"), "--prompt", prompt, "--temperature", "0", "--max-new-tokens", "8"]
+    )
+    assert code == 0, err
+    assert out.rstrip("\n") == prompt + tokenizer.decode(greedy[:first])  # ours stops before the eos, as generate
+    (text,) = sample(model, tokenizer, prompt, 8, temperature=0)  # the library without end_ids: all 8
+    assert text == tokenizer.decode(greedy)
+    assert cli(["export", "llama", str(tmp_path / "run"), "--out", str(tmp_path / "out")])[0] == 0
+    back = transformers.GenerationConfig.from_pretrained(tmp_path / "out")
+    assert (back.eos_token_id, back.bos_token_id) == ([other, eos], 1)
+
+
+def test_a_generation_config_with_an_id_past_the_vocabulary_is_refused_before_anything_is_written(root, tmp_path):
+    checkpoint(tmp_path / "hf", "qwen3")
+    (tmp_path / "hf" / "generation_config.json").write_text(json.dumps({"eos_token_id": [2, 48]}))  # 48 rows: 0..47
+    code, _, err, error = cli_error(["import", "qwen3", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])
+    assert_clean_failure(code, err)
+    assert isinstance(error, DamagedFile) and error.code == "hf.generation_id" and error.fields["key"] == "eos_token_id"
+    assert not (tmp_path / "run").exists()

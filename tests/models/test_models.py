@@ -126,6 +126,33 @@ def test_one_causal_mask_serves_every_model_and_every_cache_offset():
     assert gpt.attention_mask(ids[:, :1], 5) is None and s2s.target_mask(ids[:, :1], 5) is None
 
 
+def test_the_causal_mask_is_built_once_and_a_models_own_mask_is_not_rechecked(monkeypatch):
+    """Issue 42, the forward span: a forward slices the causal mask an earlier one kept (the same
+    numbers causal_mask gives, window and offset included), and the attention checks only a mask
+    that is not the model's own (T_q, T_k) boolean one, which a user's 3-D mask still meets."""
+    from glassformer.models import gpt as gpt_module
+    from glassformer.nn import attention
+    from glassformer.nn.attention import causal_mask
+
+    built, checked = [], []
+    monkeypatch.setattr(gpt_module, "causal_mask", lambda *a, **k: built.append(a) or causal_mask(*a, **k))
+    real_check = attention.check_mask
+    monkeypatch.setattr(attention, "check_mask", lambda m, s: checked.append(m.shape) or real_check(m, s))
+    model = GPT(replace(BASE, sliding_window=3)).eval()
+    ids = torch.ones(1, 5, dtype=torch.long)
+    with torch.no_grad():
+        model(ids)
+        model(ids[:, :4])
+    assert len(built) == 1 and checked == []  # one mask for both forwards; none of it rechecked
+    for T, offset in ((5, 0), (2, 3), (1, 4)):  # (1, 4): one query, and keys past the window
+        assert torch.equal(model.attention_mask(ids[:, :T], offset), causal_mask(T, offset=offset, window=3))
+    model.attention_mask(torch.ones(1, 12, dtype=torch.long))  # longer than kept: built again, larger
+    assert len(built) == 2 and model.kept_mask.shape == (12, 12)
+    q = k = torch.randn(2, 3, 4, 8)  # (B, H, T, D)
+    attention.attention_scores(q, k, causal_mask(4).expand(2, 4, 4))  # a (B, T, T) mask: checked
+    assert checked == [(2, 4, 4)]
+
+
 # ---- the weights a model starts from (init_weights) -------------------------------------------
 WIDE = ModelConfig(vocab_size=300, d_model=256, n_heads=4, d_ff=512, n_layers=3, max_len=64)
 

@@ -1,10 +1,11 @@
 """What the encoder-decoder says about itself, whole: the model-level hook points and parameter
 formulas of two arrangements (separate tables with final norms; one shared, tied matrix without
 norms) in English and Chinese, its kind's fields, example_input, each mask it builds, its cache
-and its refusals word for word. test_seq2seq_model.py checks the numbers these describe."""
+and its refusals by code and fields. test_seq2seq_model.py checks the numbers these describe."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -176,7 +177,9 @@ def test_without_biases_the_head_has_no_bias_term_and_a_final_norm_only_a_gain()
     assert formulas["head"][1] == "C·V" and formulas["enc_ln_final"][1] == "C"
     # a final norm switched off while blocks keep theirs: the final parts count nothing
     off = {f[0]: f for f in derived(EncoderDecoder(replace(BASE, final_norm=False)), TOP)}
-    assert off["enc_ln_final"] == ("enc_ln_final", "0", {}, "no final norm", "没有最终归一化")
+    name, formula, fields, english, chinese = off["enc_ln_final"]
+    assert (name, formula, fields) == ("enc_ln_final", "0", {})
+    assert english != formulas["enc_ln_final"][3] and re.search("[\u4e00-\u9fff]", chinese)  # said why, in both
 
 
 def test_the_kind_says_what_it_reads_its_loss_and_its_outputs():
@@ -238,36 +241,24 @@ def test_a_new_cache_has_the_models_sizes_and_dtype():
     assert k.shape == (3, 3, 9, 4) and k.dtype == torch.float64  # (B, H, max_len, D)
 
 
-def test_the_refusals_word_for_word():
+def test_the_refusals_by_code_and_fields():
     with pytest.raises(ValueError) as caught:
         EncoderDecoder(replace(BASE, causal=False)).new_cache(1)
-    assert str(caught.value) == (
-        "this decoder has no causal mask (causal=False): each new token changes the earlier "
-        "positions too, so their cached keys would be stale. Decode with use_cache=False."
-    )
+    assert (caught.value.code, caught.value.fields) == ("seq2seq.cache_not_causal", {})
     with pytest.raises(ValueError) as caught:
         EncoderDecoder(replace(BASE, pad_id=None))
-    assert str(caught.value) == (
-        "seq2seq needs pad_id: sentences of different lengths are padded, and both sides "
-        "mask the padding. Set pad_id to the tokenizer's <PAD> id (--pad_id=0)."
-    )
+    assert (caught.value.code, caught.value.fields) == ("seq2seq.pad_id", {})
     model = EncoderDecoder(BASE)
     ids = torch.ones(2, 3, dtype=torch.long)
-    for src, tgt, shapes in (
-        (ids[0], ids, "(3,) and (2, 3)"),
-        (ids, ids[0], "(2, 3) and (3,)"),
-        (ids, ids[:1], "(2, 3) and (1, 3)"),
-    ):
+    for src, tgt in ((ids[0], ids), (ids, ids[0]), (ids, ids[:1])):
         with pytest.raises(ValueError) as caught:
             model(src, tgt)
-        assert str(caught.value) == (
-            f"seq2seq reads (src (B, S), tgt_in (B, T)) id tensors with the same B; got "
-            f"{shapes}. Call model(src, tgt_in)."
-        )
+        assert (caught.value.code, caught.value.fields) == ("seq2seq.inputs", {"src": src.shape, "tgt": tgt.shape})
     assert model(ids, ids[:, :2]).shape == (2, 2, 17)  # S and T may differ
     assert model(ids, torch.ones(2, 4, dtype=torch.long)).shape == (2, 4, 17)  # and B need not equal T
-    with pytest.raises(ValueError, match=r"got \(2, 3\) and \(1, 2\)"):  # B differs, though B = T_tgt
+    with pytest.raises(ValueError) as caught:  # B differs, though B = T_tgt
         model(ids, ids[:1, :2])
+    assert (caught.value.code, caught.value.fields) == ("seq2seq.inputs", {"src": (2, 3), "tgt": (1, 2)})
 
 
 def test_embeddings_are_scaled_by_root_c_and_positions_start_at_the_offset():

@@ -172,5 +172,8 @@ def test_a_hook_point_is_declared_with_ids_and_worded_by_the_view():
 
     point = HookPoint("layer_norm", "B T C", "ln1.pre", i=1)
     assert (point.stage, point.axes, point.means, point.fields) == ("layer_norm", "B T C", "ln1.pre", {"i": 1})
-    assert describe(point, "en")["stage"] == translated("LayerNorm {i}", "en").format(i=1)
-    assert describe(point, "zh")["means"] == translated("normalised stream fed to attention", "zh")
+    from glassformer.inspect.words import MEANS_WORDS, STAGE_WORDS
+
+    # the glossary's sentences for these ids, with the point's fields
+    assert describe(point, "en")["stage"] == translated(STAGE_WORDS["layer_norm"], "en").format(i=1)
+    assert describe(point, "zh")["means"] == translated(MEANS_WORDS["ln1.pre"], "zh") != describe(point)["means"]

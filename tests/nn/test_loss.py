@@ -53,7 +53,12 @@ def test_mse_is_the_mean_squared_difference():
 
 
 def test_mismatched_shapes_are_explained():
-    with pytest.raises(ValueError, match=r"targets must be \(B, T\)"):
+    with pytest.raises(ValueError) as e:  # targets must be (B, T) for logits (B, T, V)
         next_token_loss(torch.zeros(2, 3, 4), torch.zeros(2, 4, dtype=torch.long))
-    with pytest.raises(ValueError, match=r"shape of its output"):
+    assert (e.value.code, e.value.fields) == ("loss.shapes", {"logits": (2, 3, 4), "targets": (2, 4)})
+    with pytest.raises(ValueError) as e:  # a regressor's targets have the shape of its output
         mse_loss(torch.zeros(1, 3, 1), torch.zeros(1, 3))
+    assert e.value.code == "loss.mse_shapes" and (e.value.fields["pred"], e.value.fields["target"]) == (
+        (1, 3, 1),
+        (1, 3),
+    )

@@ -65,10 +65,13 @@ def test_hooks_are_detached_after_an_exception():
     x = ids()
     before = model(x)
 
-    def boom(t, name):
-        raise RuntimeError("hook failed")
+    class Boom(RuntimeError):
+        """The hook's own failure: the one that must come out, not another."""
 
-    with pytest.raises(RuntimeError, match="hook failed"):
+    def boom(t, name):
+        raise Boom
+
+    with pytest.raises(Boom):
         model.run_with_hooks(x, hooks={"blocks.0.resid_mid": boom, "logits": lambda t, n: t * 0})
     assert attached(model) == 0
     assert torch.equal(model(x), before)
@@ -113,11 +116,9 @@ def test_activation_cache_summary_lists_every_tensor_with_its_shape():
 
     cache = ActivationCache({"embed": torch.zeros(1, 3, 8), "logits": torch.zeros(1, 3, 5)})
     assert cache.shapes() == {"embed": (1, 3, 8), "logits": (1, 3, 5)}
-    assert repr(cache).splitlines() == [
-        "ActivationCache(2 tensors)",
-        f"  {'embed':<28} (1, 3, 8)",
-        f"  {'logits':<28} (1, 3, 5)",
-    ]
+    title, *rows = repr(cache).splitlines()
+    assert title.startswith("ActivationCache(") and re.findall(r"\d+", title) == ["2"]  # the class, the count
+    assert rows == [f"  {'embed':<28} (1, 3, 8)", f"  {'logits':<28} (1, 3, 5)"]
 
 
 def test_the_caches_table_sets_names_shapes_and_numbers_in_monospace_and_words_in_the_page_font():
@@ -163,11 +164,10 @@ def test_a_cache_row_of_one_finite_number_shows_it_rather_than_a_spread():
     """The spread needs two finite numbers: one (a single value, or one left beside masked -inf
     scores) is shown as itself, never as "x ± nan"."""
     from glassformer.inspect.display import _cache_row
-    from glassformer.messages import translated
 
     assert _cache_row("x", torch.tensor([2.5]), None, "en")[5] == "2.5"
     masked = _cache_row("x", torch.tensor([float("-inf"), 0.25]), None, "en")[5]
-    assert masked == "-inf, 0.25" + translated(" ({n} not finite)", "en").format(n=1)
+    assert masked.startswith("-inf, 0.25") and re.findall(r"\d+", masked[len("-inf, 0.25") :]) == ["1"]  # 1 not finite
     assert _cache_row("x", torch.tensor([1.0, 3.0]), None, "en")[5] == "2 ± 1.41"
 
 

@@ -145,6 +145,7 @@ def test_gpt_refuses_causal_false():
     assert keyed(ValueError, GPT, replace(CFG, causal=False)) == ("model.gpt_not_causal", {})
     with pytest.raises(ValueError) as caught:
         GPT(replace(CFG, causal=False))
+    # snapshot: the refusal a learner meets building a GPT with causal=False, read whole: the way out as typed
     assert str(caught.value) == (
         "GPT is decoder-only and needs causal=True; use Encoder (kind='encoder', "
         "--kind=encoder) for bidirectional attention."

@@ -207,15 +207,8 @@ def test_bad_loss_settings_are_named():
 
 
 def test_the_checkable_reward():
-    assert [exact_answer(c, "82") for c in ("82", "37+45=82", " 82\n", "8 2", "it is 28", "", "82 or 83")] == [
-        1.0,
-        1.0,
-        1.0,
-        0.0,
-        0.0,
-        0.0,
-        0.0,
-    ]
+    rewards = {"82": 1.0, "37+45=82": 1.0, " 82\n": 1.0, "8 2": 0.0, "it is 28": 0.0, "": 0.0, "82 or 83": 0.0}
+    assert {completion: exact_answer(completion, "82") for completion in rewards} == rewards  # each as listed
     prompts = addition_prompts(5, seed=1)
     assert len(prompts) == 5 and prompts == addition_prompts(5, seed=1)
     for prompt, answer in prompts:

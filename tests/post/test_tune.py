@@ -192,11 +192,12 @@ def test_a_base_run_that_does_not_exist(tmp_path):
 def test_an_existing_directory_is_never_written(base, tmp_path):
     out = tmp_path / "mine"
     out.mkdir()
-    (out / "notes.txt").write_text("keep me")
+    notes = "keep me"  # the user's own file
+    (out / "notes.txt").write_text(notes)
     with pytest.raises(UsageError) as e:
         tune.start("sft", base, BUILTIN, out=out, progress=False)
     assert e.value.code == "post.out_exists" and e.value.fields["dir"] == out
-    assert [p.name for p in out.iterdir()] == ["notes.txt"] and (out / "notes.txt").read_text() == "keep me"
+    assert [p.name for p in out.iterdir()] == ["notes.txt"] and (out / "notes.txt").read_text() == notes
 
 
 def test_a_lora_rank_larger_than_the_layer(base, tmp_path):

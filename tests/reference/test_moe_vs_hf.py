@@ -317,7 +317,9 @@ def test_the_derived_formulas_add_up():
         ("shared.up", "C·2F"),
         ("shared.down", "2F·C"),
     ]
-    assert [f.note for _, f in parts[:2]] == ["one row of W_r per expert", "E experts, each its own gate, up and down"]
+    from glassformer.inspect.params import FORMULA_WORDS
+
+    assert [f.note for _, f in parts[:2]] == [FORMULA_WORDS["Router"], FORMULA_WORDS["experts"]]
     assert sum(f.value() for _, f in parts) == sum(p.numel() for p in ours.parameters())
     assert sum(p.numel() for p in ours.parameters()) == E * C + E * 3 * C * FF + 3 * C * 2 * FF
     assert "selection_bias" in ours.router.state_dict() and "selection_bias" not in dict(ours.named_parameters())

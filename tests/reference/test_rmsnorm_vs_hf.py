@@ -109,9 +109,9 @@ def test_the_params_view_counts_the_gain_in_the_input_s_last_letter():
     head's norm even where C has the same size."""
     stream, head = RMSNorm(C), RMSNorm(4, axes="B H T D")
     derived = [(p, f.formula, f.value(), f.note) for p, f in derived_parts(stream, {"C": C})]
-    assert derived == [("", "C", C, "a gain per feature; no shift")] and C == sum(
-        p.numel() for p in stream.parameters()
-    )
+    from glassformer.inspect.params import FORMULA_WORDS
+
+    assert derived == [("", "C", C, FORMULA_WORDS["RMSNorm"])] and C == sum(p.numel() for p in stream.parameters())
     assert [(f.formula, f.value()) for _, f in derived_parts(head, {"C": 4, "D": 4})] == [("D", 4)]
     assert head.hook_scale.axes == "B H T"
 

@@ -201,8 +201,10 @@ def test_yarn_attention_factor_multiplies_every_score_by_m_squared():
 
 def test_the_params_view_counts_nothing_learned():
     rope = ScaledRotary(D, 1e4, RopeScaling("yarn", 4.0, L))
+    from glassformer.inspect.params import FORMULA_WORDS
+
     assert [(p, f.formula, f.note) for p, f in derived_parts(rope, {"D": D})] == [
-        ("", "0", "angles p·θ'_i are computed from the base and the scaling, not learned")
+        ("", "0", FORMULA_WORDS["ScaledRotary"])  # the glossary's note for it: computed, not learned
     ]
     assert sum(p.numel() for p in rope.parameters()) == 0
 

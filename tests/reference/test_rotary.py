@@ -109,8 +109,9 @@ def test_float32_table_is_the_rounded_float64_one_and_double_recomputes():
 
 
 def test_odd_head_width_is_refused_with_the_fix():
-    with pytest.raises(ValueError, match="d_head must be even.*d_model // n_heads"):
+    with pytest.raises(ValueError) as e:  # d_head must be even: choose d_model // n_heads even
         GPT(ModelConfig(d_model=12, n_heads=4, position="rotary"))
+    assert (e.value.code, e.value.fields) == ("rotary.odd_head", {"d_head": 3})
 
 
 def test_rotary_model_shows_unturned_and_turned_q_k_and_caches_turned_keys():

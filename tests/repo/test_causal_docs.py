@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 
+import torch
 from helpers import ROOT
 
 DOC = ROOT / "docs" / "causal.md"
@@ -20,5 +21,5 @@ def test_the_library_example_defines_its_inputs_and_runs():
     assert result.returncode == 0, result.stderr[-3000:]
     lines = result.stdout.splitlines()
     assert lines[0] == "['t', 'h', 'e', ' ', 'c', 'a', 't']"
-    assert lines[1] == "torch.Size([2, 4, 7]) ('layer', 'H', 'T')"
-    assert "blocks.0.attn.z" in lines[-1] and lines[-2] == "torch.Size([1, 4, 7, 8])"
+    assert lines[1] == f"{torch.Size([2, 4, 7])} {('layer', 'H', 'T')}"  # the grid's shape and its axes
+    assert "blocks.0.attn.z" in lines[-1] and lines[-2] == str(torch.Size([1, 4, 7, 8]))  # (B, H, T, D)

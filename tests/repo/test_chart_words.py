@@ -80,30 +80,35 @@ def test_a_causal_view_s_png_draws_its_chinese_words_with_every_glyph(tmp_path, 
     draws them as given, in Chinese too, with no glyph missing."""
     import warnings
 
+    import torch
     from matplotlib.figure import Figure
 
-    from glassformer.inspect.causal_views import Grid, grid_png
-    from glassformer.messages import speaking, t, translated
+    from glassformer.config import ModelConfig
+    from glassformer.inspect.causal_views import attribution_view, grid_png
+    from glassformer.messages import speaking
+    from glassformer.models import build_model
+    from glassformer.text import CharTokenizer
 
+    tok = CharTokenizer.from_text("the cat sat")
+    cfg = ModelConfig(kind="gpt", vocab_size=tok.vocab_size, d_model=16, n_heads=2, d_ff=32, n_layers=1, max_len=16)
+    model = build_model(cfg).eval()
+    ids = torch.tensor([tok.encode("the cat")])  # (1, T)
     figs = []
     real = Figure.savefig
     monkeypatch.setattr(Figure, "savefig", lambda fig, *a, **k: (figs.append(fig), real(fig, *a, **k))[1])
+    grids = {}
+    for lang in ("en", "zh"):  # the library's own grid, its words made in each language
+        with speaking(lang):
+            grids[lang] = attribution_view(model, tok, ids, tok.encode("s")[0], None)
+    grid = grids["zh"]
     with speaking("zh"):
-        grid = Grid(
-            t("direct logit attribution of {answer!r} against {wrong!r}", answer="a", wrong="b"),
-            ["L0H0", t("bias (norm β, head bias)")],
-            [t("contribution")],
-            [[0.5], [-0.2]],
-        )
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             grid_png(grid, tmp_path / "g.png")
-    assert not [w for w in caught if "missing from" in str(w.message)]
+    assert not [w for w in caught if "Glyph" in str(w.message)]  # matplotlib's "Glyph N missing from font(s)"
     ax = figs[0].axes[0]
-    assert (
-        ax.get_title()
-        == grid.title
-        != translated("direct logit attribution of {answer!r} against {wrong!r}", "en").format(answer="a", wrong="b")
-    )
+    chinese = re.compile("[\u4e00-\u9fff]")
+    assert ax.get_title() == grid.title != grids["en"].title and chinese.search(grid.title)
+    assert chinese.search(grid.rows[-1]) and chinese.search(grid.columns[0])  # the bias row, the column: words
     assert [s.get_text() for s in ax.get_yticklabels()] == grid.rows
     assert [s.get_text() for s in ax.get_xticklabels()] == grid.columns

@@ -11,9 +11,17 @@ from glassformer.cli import build_parser
 TEXT = (ROOT / "README.zh.md").read_text(encoding="utf-8")
 
 
+def commands(text: str) -> list[list[str]]:
+    """Each command the text shows, as its argv (a comment left out): every line of its code blocks,
+    in order, then every `inline code`."""
+    blocks = [line for block in re.findall(r"```\w*\n(.*?)```", text, re.S) for line in block.splitlines()]
+    inline = re.findall(r"(?<!`)`([^`\n]+)`(?!`)", text)
+    return [line.split("#")[0].split() for line in blocks + inline]
+
+
 def test_the_quickstart_commands_come_first_and_readme_links_here():
     head = "\n".join(TEXT.splitlines()[:12])
-    assert "make demo" in head and "make test" in head
+    assert commands(head)[:2] == [["make", "demo"], ["make", "test"]]
     assert "README.zh.md" in "\n".join((ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:5])
 
 
@@ -71,7 +79,7 @@ def test_both_readmes_say_how_to_run_what_make_installed_and_show_the_causal_ver
     }
     for name in ("README.md", "README.zh.md"):
         text = (ROOT / name).read_text(encoding="utf-8")
-        assert ". .venv/bin/activate" in text and ".venv/bin/glassformer" in text, name
+        assert [".", ".venv/bin/activate"] in commands(text) and ".venv/bin/glassformer" in text, name
         for verb in causal:
             assert re.search(rf"glassformer {verb} RUN\b", text), (name, verb)
 

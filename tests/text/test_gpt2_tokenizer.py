@@ -128,15 +128,26 @@ def test_broken_tables_are_refused_naming_the_problem(files, tmp_path):
     for name in ("vocab.json", "merges.txt"):
         (tmp_path / name).write_bytes((files / name).read_bytes())
     (tmp_path / "merges.txt").write_text("#version: 0.2\n" + "\n".join(["x y z", *merges]), encoding="utf-8")
-    with pytest.raises(DamagedFile, match="merges.txt line 2"):
+    with pytest.raises(DamagedFile) as caught:
         read_tokenizer_dir(tmp_path)
+    fields = caught.value.fields
+    assert (caught.value.code, fields["path"], fields["n"], fields["line"]) == (
+        "gpt2.merge_line",
+        tmp_path / "merges.txt",
+        2,
+        "x y z",
+    )
     tokens = sorted(vocab, key=vocab.get)
-    with pytest.raises(ValueError, match="lacks 1 of the 256 byte tokens"):
+    with pytest.raises(ValueError) as caught:
         GPT2BPETokenizer([t for t in tokens if t != BYTE_TO_CHAR[7]], [])
-    with pytest.raises(ValueError, match="join is a token"):
+    fields = caught.value.fields
+    assert (caught.value.code, fields["n"], fields["n_bytes"]) == ("gpt2.bytes_missing", 1, 256)
+    with pytest.raises(ValueError) as caught:
         GPT2BPETokenizer(tokens, [("Ġ", "§")])
-    with pytest.raises(ValueError, match="not in the vocabulary"):
+    assert caught.value.code == "gpt2.merge_bad" and caught.value.fields == {"rank": 0, "merge": "Ġ §"}
+    with pytest.raises(ValueError) as caught:
         GPT2BPETokenizer(tokens, [], specials=["<pad>"])
+    assert (caught.value.code, caught.value.fields) == ("gpt2.specials_absent", {"tokens": ["<pad>"]})
 
 
 def test_pieces_are_gpt2s_pattern_as_openais_encoder_wrote_it(ours):

@@ -2,11 +2,12 @@
 
 tokenizers.py's outputs whole: the saved file's exact text (UTF-8, or \\u escapes around a lone
 surrogate), each refusal of load_tokenizer and of the constructors by catalogue key and fields, the
-unseen-character message at its edges (20 shown, the 21st counted; in words once, en and zh), the
+unseen-character message at its edges (20 shown, the 21st counted; in English words once), the
 code-point table's edge, reprs and dicts.
 """
 
 import json
+import re
 import sys
 
 import numpy as np
@@ -17,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from glassformer.errors import DamagedFile, UsageError, WrongType
-from glassformer.messages import NP_, speaking, t
+from glassformer.messages import speaking, t
 from glassformer.text import tokenizers
 from glassformer.text.tokenizers import CharTokenizer, Tokenizer, WordTokenizer, load_tokenizer
 
@@ -68,11 +69,9 @@ def test_unseen_error_shows_at_most_20():
     with said() as heard:
         key, fields = keyed(ValueError, tok.encode, thirty)
     shown = ", ".join(repr(c) for c in thirty[:20])  # the first 20, then how many more
-    assert (key, fields) == (
-        "tokenizer.unseen",
-        {"n": 30, "vocab": 1, "shown": shown, "more": t(" and {n} more", n=10), "unk": "<unk>"},
-    )
-    assert (" and {n} more", {"n": 10}) in heard
+    more = fields.pop("more")
+    assert (key, fields) == ("tokenizer.unseen", {"n": 30, "vocab": 1, "shown": shown, "unk": "<unk>"})
+    assert more == heard.rendered(n=10) and "10" in more  # the sentence that counts the 10 not shown
 
 
 def test_unk_mode():
@@ -118,7 +117,12 @@ def test_load_unknown_kind(tmp_path):
     path.write_text('{"kind": "sentencepiece"}')
     assert keyed(ValueError, load_tokenizer, path) == (
         "tokenizer.kind",
-        {"path": path, "kind": "sentencepiece", "kinds": sorted(tokenizers.TOKENIZER_KINDS), "fix": t(FIX)},
+        {
+            "path": path,
+            "kind": "sentencepiece",
+            "kinds": sorted(tokenizers.TOKENIZER_KINDS),
+            "fix": t(tokenizers.TOKENIZER_FIX),
+        },
     )
     assert {"char", "word"} <= set(tokenizers.TOKENIZER_KINDS)
 
@@ -246,12 +250,6 @@ def test_segment_without_jieba_says_what_to_install_and_jieba_drops_space_pieces
     assert caught.value.__cause__ is None and caught.value.__suppress_context__
 
 
-FIX = (
-    "It is written beside the ids it made (a run directory, a "
-    "prepared corpus); restore it from a copy."
-)  # the catalogue's sentence every refusal of a tokenizer file ends with
-
-
 def test_save_writes_one_utf8_json_line_with_the_kind_first(tmp_path):
     CharTokenizer(["a", "世", "\ud7ff", "\ue000"]).save(tmp_path / "c.json")
     assert (tmp_path / "c.json").read_text(encoding="utf-8") == (
@@ -278,7 +276,7 @@ def test_a_lone_surrogate_is_saved_as_an_escape_and_read_back(tmp_path, surrogat
 def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path, monkeypatch):
     monkeypatch.setattr(tokenizers, "TOKENIZER_KINDS", {"word": WordTokenizer, "char": CharTokenizer})
     path = tmp_path / "t.json"
-    fix = t(FIX)
+    fix = t(tokenizers.TOKENIZER_FIX)  # the sentence every refusal of a tokenizer file ends with
     for text, kind in (('{"kind": "sentencepiece"}', "sentencepiece"), ("[1, 2]", None), ("{}", None)):
         path.write_text(text, encoding="utf-8")
         assert keyed(DamagedFile, load_tokenizer, path) == (
@@ -299,7 +297,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
     assert damaged({"kind": "char", "chars": ["a"]}) == (  # every refusal a key of ours, none a Python error's
         "tokenizer.invalid",
         char,
-        ("tokenizer.field_missing", {"field": "unk", "want": t(NP_("tokenizer.want.bool", "true or false"))}),
+        ("tokenizer.field_missing", {"field": "unk", "want": t(tokenizers.WANTS["bool"])}),
     )
     assert damaged({"kind": "char", "chars": [], "unk": False}) == (
         "tokenizer.invalid",
@@ -311,7 +309,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         char,
         (
             "tokenizer.field",
-            {"field": "chars", "found": "number", "shown": "5", "want": t("a list of strings")},
+            {"field": "chars", "found": "number", "shown": "5", "want": t(tokenizers.WANTS["strs"])},
         ),
     )
     assert damaged({"kind": "char", "chars": ["a"], "unk": 0}) == (  # 0 is not false: no value is coerced
@@ -319,7 +317,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         char,
         (
             "tokenizer.field",
-            {"field": "unk", "found": "number", "shown": "0", "want": t(NP_("tokenizer.want.bool", "true or false"))},
+            {"field": "unk", "found": "number", "shown": "0", "want": t(tokenizers.WANTS["bool"])},
         ),
     )
     path.write_text(json.dumps({"kind": "char", "chars": ["a"], "unk": False, "extra": 1}), encoding="utf-8")
@@ -329,7 +327,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         {"kind": "word"},
         (
             "tokenizer.field",
-            {"field": "specials", "found": "null", "shown": "None", "want": t("a list of strings")},
+            {"field": "specials", "found": "null", "shown": "None", "want": t(tokenizers.WANTS["strs"])},
         ),
     )
     assert damaged({"kind": "word", "words": ["a", 7]}) == (
@@ -337,7 +335,7 @@ def test_load_tokenizer_names_an_unknown_kind_and_a_damaged_description(tmp_path
         {"kind": "word"},
         (
             "tokenizer.field",
-            {"field": "words[1]", "found": "number", "shown": "7", "want": t("a string")},
+            {"field": "words[1]", "found": "number", "shown": "7", "want": t(tokenizers.ITEM_WANTS["strs"])},
         ),
     )
     path.write_text("", encoding="utf-8")
@@ -367,31 +365,27 @@ def unseen(tok, text) -> str:
 
 
 def test_the_unseen_message_whole_at_twenty_and_twenty_one_characters():
-    """The file's one snapshot of the words (en and zh); every other refusal is pinned by key and fields."""
+    """The file's one snapshot of the words (English); the Chinese by its figures; other refusals by key, fields."""
     tok = CharTokenizer(["a", "c"])
     twenty = "".join(chr(0x4E00 + i) for i in range(20))
     shown = ", ".join(repr(c) for c in twenty)
-    assert unseen(tok, "a" + twenty + twenty) == (
+    english = unseen(tok, "a" + twenty + twenty)
+    # snapshot: the first refusal a learner meets (the character-level lesson), its fix word for word
+    assert english == (
         f"20 character(s) not in the vocabulary (2 chars): {shown}. Rebuild the vocabulary from text that contains "
         "them (CharTokenizer.from_text), or build it with unk=True to map unseen characters to <unk>."
     )
     with speaking("zh"):
-        assert unseen(tok, "a" + twenty + twenty) == t(
-            "{n} character(s) not in the vocabulary ({vocab} chars): "
-            "{shown}{more}. Rebuild the vocabulary from text that "
-            "contains them (CharTokenizer.from_text), or build it with "
-            "unk=True to map unseen characters to {unk}.",
-            n=20,
-            vocab=2,
-            shown=shown,
-            more="",
-            unk="<unk>",
-        ) and unseen(tok, "a" + twenty).startswith(f"有 20 个字符不在词表里（词表共 2 个字符）：{shown}。")
+        chinese = unseen(tok, "a" + twenty + twenty)
+        assert unseen(tok, "a" + twenty) == chinese  # each unseen character named once, as in English
+    assert chinese != english and re.search("[\u4e00-\u9fff]", chinese.replace(shown, ""))  # said in Chinese
+    assert all(part in chinese for part in (shown, "20", "2", "CharTokenizer.from_text", "unk=True", "<unk>"))
     unseen_fields = {"vocab": 2, "unk": "<unk>"}
-    assert keyed(ValueError, tok.encode, twenty + "z") == (
-        "tokenizer.unseen",
-        {**unseen_fields, "n": 21, "shown": shown, "more": t(" and {n} more", n=1)},
-    )
+    with said() as heard:
+        key, fields = keyed(ValueError, tok.encode, twenty + "z")
+    more = fields.pop("more")
+    assert (key, fields) == ("tokenizer.unseen", {**unseen_fields, "n": 21, "shown": shown})
+    assert more == heard.rendered(n=1) and "1" in more  # the one character past the 20 shown, counted
     # inside the code-point table (b), just past its end (d), far beyond it: all unseen
     assert keyed(ValueError, tok.encode, "d\U0010ffffb") == (
         "tokenizer.unseen",

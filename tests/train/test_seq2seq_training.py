@@ -131,15 +131,13 @@ def test_a_seq2seq_run_shows_and_keeps_its_translations_at_each_evaluation(tmp_p
         train(run)
     pairs = run.data.val[:4]
     outputs = translate(run.model, run.data, [s for s, _ in pairs])  # the final model: step 2's lines
+    notes = {f["target"]: t(m, **f) for m, f in heard if f.keys() == {"target"}}  # "expected ..." per wrong one
     lines = [
-        f"{s} → {o or '∅'}" + ("" if o == want else f"   (expected {want})")
-        for (s, want), o in zip(pairs, outputs, strict=False)
+        f"{s} → {o or '∅'}" + ("" if o == want else notes[want]) for (s, want), o in zip(pairs, outputs, strict=False)
     ]
     kept = (tmp_path / "r" / "samples.txt").read_text(encoding="utf-8")
     assert kept.count("=== step ") == 2 and kept.endswith("=== step 2 ===\n" + "\n".join(lines) + "\n\n")
     shown = capsys.readouterr().out
-    translations = heard.of(
-        "--- translations at step {step} ---\n{lines}\n---"
-    )  # one block at each eval: steps 0 and 2
-    assert [f["step"] for f in translations] == [0, 2] and translations[-1]["lines"] == "\n".join(lines)
-    assert all(t("--- translations at step {step} ---\n{lines}\n---", **f) in shown for f in translations)
+    translations = [(m, f) for m, f in heard if f.keys() == {"step", "lines"}]  # one block at each eval: steps 0, 2
+    assert [f["step"] for _, f in translations] == [0, 2] and translations[-1][1]["lines"] == "\n".join(lines)
+    assert all(t(m, **f) in shown for m, f in translations)

@@ -106,17 +106,20 @@ def test_a_write_that_dies_midway_keeps_the_previous_checkpoint(tmp_path, monkey
         for p in model.parameters():
             p.add_(1.0)  # the model moves on
 
+    full = OSError(errno.ENOSPC, "disk full")
+
     def half_written(*args, **kwargs):
         with open(args[1], "wb") as f:  # save_file(tensors, path) and torch.save(obj, path) alike
             f.write(b"\x00" * 100)  # the temp file exists and holds garbage ...
-        raise OSError("disk full")  # ... when the write dies
+        raise full  # ... when the write dies
 
     if failing == "safetensors":
         monkeypatch.setattr(ckpt, "save_file", half_written)
     else:
         monkeypatch.setattr(ckpt.torch, "save", half_written)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OSError) as e:
         save_checkpoint(tmp_path, model, opt, 20, gen, {"best_val": 1.0})
+    assert e.value is full  # the write's own error, passed on as it was
     monkeypatch.undo()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.safetensors", "train_state.pt"]
     fresh, _ = trained_pair(seed=3)
@@ -408,12 +411,15 @@ def test_a_saved_pair_holds_every_field_and_names_its_state_by_sha256(tmp_path):
 def test_a_failed_weights_write_removes_the_states_temp_file_too(tmp_path, monkeypatch):
     model, opt = pair()
 
+    full = OSError(errno.ENOSPC, "disk full")
+
     def full_disk(*args, **kw):
-        raise OSError("disk full")
+        raise full
 
     monkeypatch.setattr(ckpt, "save_file", full_disk)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(OSError) as e:
         save_checkpoint(tmp_path, model, opt, 1, torch.Generator(), {})
+    assert e.value is full
     assert os.listdir(tmp_path) == []
 
 
@@ -482,7 +488,7 @@ def test_a_state_missing_its_random_streams_is_named_with_the_key(tmp_path):
 
 
 def test_first_line_keeps_the_first_sentence_of_the_first_line_at_most_200_characters():
-    assert ckpt._first_line(ValueError("  bad header. More detail here.\nsecond line")) == "bad header"
+    assert ckpt._first_line(ValueError("  header 42. x 1.\ny 2")) == "header 42"  # not cut at a space
     assert ckpt._first_line(ValueError("")) == "ValueError" and ckpt._first_line(KeyError()) == "KeyError"
     assert ckpt._first_line(ValueError("x" * 300)) == "x" * 200
     assert ckpt._first_line(ValueError("a.b. c")) == "a.b"
@@ -502,8 +508,9 @@ def test_a_file_without_the_tied_weight_is_refused_not_loaded_as_nothing(tmp_pat
     model = Tiny(tie=True)
     assert load_weights(path, model) == -1 and torch.equal(model.emb.weight, torch.ones(3, 2))
     save_file({"head.weight": torch.ones(3, 2), "extra": torch.zeros(1)}, str(path))
-    assert refusal(DamagedFile, load_weights, path, Tiny(tie=True)).startswith(
-        f"{path} does not fit this model: missing [], unexpected ['extra']. "
+    assert keyed(DamagedFile, load_weights, path, Tiny(tie=True)) == (
+        "checkpoint.names",
+        {"path": path, "missing": [], "unexpected": ["extra"]},
     )  # the tied twin is not missing
 
 
@@ -576,7 +583,7 @@ def test_an_unknown_model_kind_names_the_config_file(finished):
             {
                 "path": Path(shown),
                 "problem": KIND_NOPE,
-                "fix": t("glassformer train writes it when a run starts; restore it from a copy, or start a new run."),
+                "fix": t(FIX),
             },
         )
 
@@ -616,10 +623,14 @@ def test_a_tokenizer_of_another_size_is_refused_naming_both(finished):
 
 
 # ---- a run directory read back, whole (written by hand: no training) -----------------------------
-FIX = (
-    "glassformer train writes it when a run starts; restore it "
-    "from a copy, or start a new run."
-)  # the catalogue's sentence a config refusal ends with: where config.json comes from
+FIX = ckpt.CONFIG_FIX  # the sentence a config refusal ends with: where config.json comes from, what to do
+
+
+def runs_hint(heard) -> list[dict]:
+    """The fields of each hint heard that lists the runs beside a missing one (by its fields)."""
+    return [dict(f) for f in heard.carrying() if f.keys() == {"parent", "n", "runs"}]
+
+
 KINDS = ["encoder", "gpt", "regressor", "seq2seq"]
 KIND_NOPE = ("model.kind", {"kind": "nope", "kinds": KINDS, "hint": ""})
 
@@ -646,11 +657,9 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     """Was "e.g. runs/baby-20250101-120000", a made-up name: now the runs in the same folder, nearest by
     name first, then the newest, or that there is none and how to make one."""
     (tmp_path / "f").write_text("x")
-    none = t(
-        "Give a directory glassformer train wrote; {parent} holds "
-        "none (glassformer train --out {parent}/NAME makes one).",
-        parent=tmp_path,
-    )
+    with said() as heard:
+        refusal(NotFound, read_config, tmp_path / "f")
+    [none] = [t(m, **f) for m, f in heard if f == {"parent": tmp_path}]  # no run beside it: how to make one
     assert keyed(NotFound, read_config, tmp_path / "f") == ("run.is_file", {"dir": tmp_path / "f", "hint": none})
     assert keyed(NotFound, read_config, str(tmp_path / "none")) == (
         "run.missing",
@@ -667,7 +676,7 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     (tmp_path / "empty").mkdir()  # no config.json: not a run
     with said() as heard:
         read_config_refused = refusal(NotFound, read_config, tmp_path / "babyy")
-    [hint] = heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")
+    [hint] = runs_hint(heard)
     near, newest = [tmp_path / "baby-1", tmp_path / "baby-2"], [tmp_path / n for n in ("tiny", "old", "seq")]
     shown = hint.pop("runs").split(", ")
     assert hint == {"parent": tmp_path, "n": 7}
@@ -675,15 +684,10 @@ def test_a_path_that_is_not_a_run_directory_names_the_runs_that_exist_beside_it(
     assert "baby-20250101" not in read_config_refused
     with said() as heard:
         refusal(NotFound, read_config, tmp_path / "不存在")  # nothing near by name: the five newest
-    assert heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")[0]["runs"].split(
-        ", "
-    )[:2] == [str(tmp_path / "tiny"), str(tmp_path / "old")]
+    assert runs_hint(heard)[0]["runs"].split(", ")[:2] == [str(tmp_path / "tiny"), str(tmp_path / "old")]
     with said() as heard:
         refusal(NotFound, read_config, tmp_path / "empty")
-    assert (
-        heard.of("Give a directory glassformer train wrote; {parent} holds {n} run(s): {runs}.")
-        and heard.of("run.no_config")[0]["dir"] == tmp_path / "empty"
-    )
+    assert runs_hint(heard) and heard.of("run.no_config")[0]["dir"] == tmp_path / "empty"
 
 
 @pytest.mark.parametrize(
@@ -708,10 +712,12 @@ def test_a_config_of_the_wrong_shape_is_damaged(tmp_path, config):
 @pytest.mark.parametrize("text", [[], {"tokenizer": 5}, {"vocab_size": "64"}, {"vocab_size": True}, {"cut": "char"}])
 def test_a_config_whose_text_options_are_not_preparations_is_damaged(tmp_path, text):
     (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": text}))
-    assert keyed(DamagedFile, read_config, tmp_path) == (
+    code, fields = keyed(DamagedFile, read_config, tmp_path)
+    assert (code, fields.pop("options").split(", ")) == (
         "run.config_text",
-        {"path": tmp_path / "config.json", "options": "tokenizer, vocab_size, segment, backend", "fix": t(FIX)},
+        ["tokenizer", "vocab_size", "segment", "backend"],
     )
+    assert fields == {"path": tmp_path / "config.json", "fix": t(FIX)}
     (tmp_path / "config.json").write_text(json.dumps({"model": {}, "train": {}, "text": {"vocab_size": 64}}))
     assert read_config(tmp_path)["text"] == {"vocab_size": 64}
 
@@ -805,8 +811,9 @@ def test_a_token_models_tokenizer_is_loaded_and_checked(tmp_path):
     tok.save(tmp_path / "run" / "tokenizer.json")
     assert load_model(tmp_path / "run")[1].vocab_size == 4
     CharTokenizer.from_text("abc").save(tmp_path / "run" / "tokenizer.json")
-    assert refusal(DamagedFile, load_model, tmp_path / "run").startswith(
-        f"{tmp_path / 'run' / 'tokenizer.json'} has 3 tokens but the model in config.json has vocab_size=4"
+    assert keyed(DamagedFile, load_model, tmp_path / "run") == (
+        "run.vocab",
+        {"path": tmp_path / "run" / "tokenizer.json", "tokens": 3, "vocab_size": 4},
     )
 
 

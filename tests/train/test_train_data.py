@@ -76,8 +76,9 @@ def test_too_short():
     data = np.arange(8, dtype=np.uint16)
     x, y = get_batch(data, 2, 7, torch.Generator())  # exactly seq_len + 1 tokens is enough:
     assert x.tolist() == [list(range(7))] * 2 and y.tolist() == [list(range(1, 8))] * 2  # one window fits
-    with pytest.raises(ValueError, match="seq_len \\+ 1 = 9"):
+    with pytest.raises(ValueError) as e:  # a UsageError
         get_batch(data, 2, 8, torch.Generator())
+    assert (e.value.code, e.value.fields["need"]) == ("batch.short", 9)  # seq_len + 1
 
 
 def test_the_refusal_whole_and_the_tensors_contiguous_on_the_asked_device():
@@ -210,7 +211,7 @@ def test_pad_pairs_frames_targets_with_bos_and_eos_and_pads_both():
     assert tgt.tolist() == [[2, 8, 3, 0], [2, 10, 11, 3]]
 
 
-def test_pair_batches_refuse_missing_splits_word_for_word():
+def test_pair_batches_refuse_missing_splits_by_code():
     with pytest.raises(ValueError) as e:
         PairBatches([([1], [2])], [], 2, 2, 3, 0)
     assert (e.value.code, e.value.fields) == ("data.no_pairs", {})
@@ -351,23 +352,26 @@ def test_every_number_reads_back():
 
 
 @pytest.mark.parametrize(
-    "text, message",
+    "text, code, fields",
     [
-        ("一十五", "that would be '十五'"),
-        ("五千零零五", "that would be '五千零五'"),
-        ("零五", "that would be '五'"),
-        ("12", "'1' is neither a digit"),
-        ("", "not a number written the standard way"),
+        ("一十五", "zh_number.form_as", {"standard": "十五"}),  # the standard form offered
+        ("五千零零五", "zh_number.form_as", {"standard": "五千零五"}),
+        ("零五", "zh_number.form_as", {"standard": "五"}),
+        ("12", "zh_number.char", {"ch": "1"}),  # the first character that is neither digit nor unit
+        ("", "zh_number.form", {}),
     ],
 )
-def test_non_standard_words_are_refused(text, message):
-    with pytest.raises(ValueError, match=message):
+def test_non_standard_words_are_refused(text, code, fields):
+    with pytest.raises(ValueError) as e:  # a UsageError
         from_chinese(text)
+    assert e.value.code == code and e.value.fields["text"] == text
+    assert {k: e.value.fields[k] for k in fields} == fields
 
 
 def test_to_chinese_range():
-    with pytest.raises(ValueError, match="0 ≤ n < 100,000,000"):
+    with pytest.raises(ValueError) as e:
         to_chinese(10**8)
+    assert (e.value.code, e.value.fields) == ("zh_number.range", {"limit": 10**8, "n": 10**8})  # 0 <= n < limit
 
 
 @pytest.mark.parametrize("spec", SOURCES)
@@ -508,7 +512,7 @@ def test_the_pair_vocabulary_the_digit_strings_and_the_refusals_whole():
 def test_chinese_number_refusals_by_key_and_fields():
     """Both functions' refusals at the edges: n = −1 and 10⁸, a float; a non-digit; empty text; a
     number ≥ 10⁸ (no standard form to offer: form, not form_as); a non-standard spelling."""
-    assert to_chinese(LIMIT - 1) == "九千九百九十九万九千九百九十九"
+    assert to_chinese(LIMIT - 1) == EXAMPLES[9999] + "万" + EXAMPLES[9999]  # the largest: 9999 myriads and 9999
     for bad in (-1, LIMIT, 1.0):
         with pytest.raises(ValueError) as caught:  # a UsageError
             to_chinese(bad)

@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import said
+from helpers import Said, said
 from safetensors.torch import load_file
 from seed_runs import seed_run, step_losses, stop_at
 from torch import nn
@@ -39,7 +39,7 @@ from torch import nn
 import glassformer.train.loop as compile_module
 from glassformer.config import ModelConfig, TrainConfig, get_preset
 from glassformer.errors import UsageError
-from glassformer.messages import NP_, t
+from glassformer.messages import t
 from glassformer.models import GPT, build_model
 from glassformer.train.checkpoint import load_checkpoint
 from glassformer.train.data import TensorBatches, TextWindows
@@ -62,8 +62,25 @@ from glassformer.train.loop import (
     split_decay,
     stop_signals_as_flag,
 )
-from glassformer.train.record import Progress, eval_line
+from glassformer.train.record import Progress, RunFiles, eval_line
 from glassformer.train.run import resume_run, train
+
+
+def sentence(heard, fields) -> str:
+    """The sentence heard with exactly these fields (one of `having`'s), as it reads now."""
+    [message] = [m for m, f in heard if f is fields]
+    return t(message, **fields)
+
+
+def nothing_kept(run_dir) -> str:
+    """What a run directory with no checkpoint yet says is kept (record.RunFiles.kept)."""
+    return RunFiles(run_dir).kept()
+
+
+def stop_signal_sentence(signum) -> str:
+    """The sentence (msgid) the first SIGINT or SIGTERM is answered with (loop.STOP_SIGNALS)."""
+    return compile_module.STOP_SIGNALS[signum]
+
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # fixture in tests/conftest.py
 
@@ -127,29 +144,16 @@ def test_nonfinite_loss_stops_names_step_lr_and_gradient_and_keeps_checkpoint(tm
     with said() as heard:
         result = train(run)
     assert result.status == "nonfinite"
-    [nonfinite] = heard.of(
-        "loss became {loss} at step {step} (lr {lr:.3g}); "
-        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
-        "longer warmup."
-    )
+    [nonfinite] = heard.having("loss", "lr", "gradient", "before", "clip")  # the explanation's own fields
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10
     assert 1 <= nonfinite["step"] <= 10  # found in the first log interval (default 10), not later
     names = [n for n, _ in run.model.named_parameters()]
-    named = [f["name"] for f in heard.of("largest gradient {name} (norm {norm:.3g})")] + [
-        f["first"] for f in heard.of("{bad} of {total} gradient norms are not finite (first: {first})")
+    named = [f["name"] for f in heard.having("name", "norm")] + [
+        f["first"] for f in heard.having("bad", "total", "first")
     ]  # which gradient went wrong: one of the model's parameters, named
     assert named and all(n in names for n in named)
-    assert ("The last good checkpoint (step {step}) in {dir} is kept.", {"step": 0, "dir": run.dir}) in heard
-    assert (
-        t(
-            "loss became {loss} at step {step} (lr {lr:.3g}); "
-            "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
-            "longer warmup.",
-            **nonfinite,
-        )
-        in result.message
-        and t("The last good checkpoint (step {step}) in {dir} is kept.", step=0, dir=run.dir) in result.message
-    )
+    [kept] = heard.worded(step=0, dir=run.dir)  # the step-0 checkpoint is kept, and where
+    assert sentence(heard, nonfinite) in result.message and kept in result.message
     fresh = make_run(tmp_path, "other").model
     state = load_checkpoint(run.dir, fresh)  # the step-0 checkpoint, written before training
     assert state["step"] == 0
@@ -328,27 +332,31 @@ def test_a_stop_request_ends_after_the_step_with_a_log_an_evaluation_and_its_rea
 
     def stop_at_3(event, trainer):
         if event == "step" and trainer.step == 3:
-            trainer.request_stop("patience ran out")
+            trainer.request_stop("patience-ran-out")
 
     result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", callbacks=[stop_at_3]).fit()
-    assert (result.status, result.step, result.message) == ("stopped", 3, "patience ran out")
+    assert (result.status, result.step, result.message) == ("stopped", 3, "patience-ran-out")
     assert [(r["kind"], r["step"]) for r in records(tmp_path)] == [("eval", 0), ("log", 3), ("eval", 3)]
 
 
 def test_a_nonfinite_evaluation_names_the_step_losses_and_rate(tmp_path):
     model, cfg, batches = setup(max_steps=4, eval_interval=2)
     values = iter([{"val_loss": 1.0}, {"val_loss": float("nan"), "train_loss": 0.5}])
-    result = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values)).fit()
+    trainer = Trainer(model, cfg, batches, tmp_path, loss=mse, progress="silent", evaluate=lambda: next(values))
+    with said() as heard:
+        result = trainer.fit()
     assert result.status == "nonfinite" and result.step == 2
-    bad = {"val_loss": math.nan, "train_loss": 0.5}
-    said = t("evaluation at step {step} gave {losses} (lr {lr:.3g})", step=2, losses=bad, lr=0.1)
-    assert result.message == said + "\n" + t(
-        "The last good checkpoint (step {step}) in {dir} is kept.", step=0, dir=tmp_path
+    [losses] = [f["losses"] for f in heard.having("losses", "lr") if f["step"] == 2 and f["lr"] == 0.1]
+    assert (
+        losses.keys() == {"val_loss", "train_loss"} and math.isnan(losses["val_loss"]) and losses["train_loss"] == 0.5
     )
+    [bad] = heard.worded(step=2, losses=losses, lr=0.1)  # the step, its losses and its rate
+    assert result.message == bad + "\n" + heard.worded(step=0, dir=tmp_path)[0]  # then: what is kept
     assert result.best_val == 1.0
-    alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
-    said = t("evaluation at step {step} gave {losses} (lr {lr:.3g})", step=2, losses={"val_loss": math.inf}, lr=0.1)
-    assert alone.message == said + "\n" + t("No checkpoint was written.")
+    with said() as heard:
+        alone = Trainer(*setup()[:3], loss=mse, progress="silent", evaluate=lambda: {"val_loss": float("inf")}).fit()
+    [bad] = heard.worded(step=2, losses={"val_loss": math.inf}, lr=0.1)
+    assert alone.message == bad + "\n" + nothing_kept(tmp_path)  # no run directory: nothing was kept
 
 
 def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_path):
@@ -359,16 +367,20 @@ def test_ctrl_c_between_steps_saves_and_inside_a_step_keeps_the_last_save(tmp_pa
         if event == "step" and trainer.step == 3:
             raise KeyboardInterrupt
 
-    result = Trainer(model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]).fit()
+    with said() as heard:
+        result = Trainer(
+            model, cfg, batches, tmp_path / "a", loss=mse, progress="silent", callbacks=[interrupt_at_3]
+        ).fit()
     assert result.status == "interrupted" and result.step == 3
-    assert result.message == t("Interrupted at step {step}; checkpoint saved in {dir}.", step=3, dir=tmp_path / "a")
+    assert [result.message] == heard.worded(step=3, dir=tmp_path / "a")  # saved at step 3, and where
     assert [r["step"] for r in records(tmp_path / "a") if r["kind"] == "log"] == [1, 2, 3]
     trainer = Trainer(*setup(max_steps=10, eval_interval=5)[:3], tmp_path / "b", loss=mse, progress="silent")
     trainer.in_step = True
-    none_kept = t("Interrupted at step {step}. {kept}", step=0, kept=t("No checkpoint was written."))
-    assert trainer.on_interrupt() == none_kept
+    with said() as heard:
+        none_kept = trainer.on_interrupt()  # inside a step: the save is not trusted, nothing is kept
+    assert [none_kept] == heard.worded(step=0, kept=nothing_kept(tmp_path / "b"))
     bare = Trainer(*setup()[:3], loss=mse, progress="silent")
-    assert bare.on_interrupt() == none_kept and bare.kept() == t("No checkpoint was written.")
+    assert bare.on_interrupt() == none_kept and bare.kept() == nothing_kept(tmp_path)
 
 
 def test_a_tuple_input_is_spread_over_the_models_arguments_and_bfloat16_autocasts():
@@ -728,57 +740,48 @@ def test_noam_schedule_values_from_the_paper():
 NAMES = ("embed.weight", "blocks.0.attn.qkv.weight", "head.weight")
 
 
-def nonfinite(loss, step, lr, gradient, before="") -> str:
-    """A NonFiniteLoss's message from its parts (the words are the catalogue's)."""
-    return t(
-        "loss became {loss} at step {step} (lr {lr:.3g}); "
-        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
-        "longer warmup.",
-        loss=loss,
-        step=step,
-        lr=lr,
-        gradient=gradient,
-        before=before,
-        clip=1.0,
+def explained(make, *args) -> tuple[str, Said]:
+    """What `make(*args)` says, and the sentences it was made from (heard)."""
+    with said() as heard:
+        return make(*args), heard
+
+
+def nonfinite(heard, loss, step, lr, gradient, before="") -> str:
+    """The NonFiniteLoss explanation heard with these parts, as it reads now (the loss is a NaN or an
+    inf: found by the other fields, then checked)."""
+    [whole] = [f for f in heard.having("loss", "gradient", "before", "clip") if f["step"] == step]
+    assert str(whole["loss"]) == str(loss) and (whole["lr"], whole["gradient"], whole["before"]) == (
+        lr,
+        gradient,
+        before,
     )
+    return sentence(heard, whole)
 
 
 def test_largest_gradient_names_the_largest_or_counts_the_bad_ones():
-    assert largest_gradient(NAMES, torch.tensor([0.5, 3.0, 1.0])) == t(
-        "largest gradient {name} (norm {norm:.3g})", name="blocks.0.attn.qkv.weight", norm=3.0
-    )
-    assert largest_gradient(NAMES, torch.tensor([1.0, math.inf, math.nan])) == t(
-        "{bad} of {total} gradient norms are not finite (first: {first})",
-        bad=2,
-        total=3,
-        first="blocks.0.attn.qkv.weight",
-    )
-    assert largest_gradient(NAMES, torch.tensor([math.nan, 1.0, 2.0])) == t(
-        "{bad} of {total} gradient norms are not finite (first: {first})", bad=1, total=3, first="embed.weight"
-    )
+    text, heard = explained(largest_gradient, NAMES, torch.tensor([0.5, 3.0, 1.0]))
+    assert [text] == heard.worded(name="blocks.0.attn.qkv.weight", norm=3.0)
+    text, heard = explained(largest_gradient, NAMES, torch.tensor([1.0, math.inf, math.nan]))
+    assert [text] == heard.worded(bad=2, total=3, first="blocks.0.attn.qkv.weight")  # the first not finite
+    text, heard = explained(largest_gradient, NAMES, torch.tensor([math.nan, 1.0, 2.0]))
+    assert [text] == heard.worded(bad=1, total=3, first="embed.weight")
 
 
 def test_explanation_gives_the_step_lr_and_the_last_finite_step():
-    text = explain_nonfinite(
-        NAMES, 7, math.nan, 3e-3, torch.tensor([1.0, math.nan, 2.0]), (6, torch.tensor([1.0, 9.0, 2.0]))
-    )
-    assert text == nonfinite(
-        math.nan,
+    text, heard = explained(
+        explain_nonfinite,
+        NAMES,
         7,
+        math.nan,
         3e-3,
-        t(
-            "{bad} of {total} gradient norms are not finite (first: {first})",
-            bad=1,
-            total=3,
-            first="blocks.0.attn.qkv.weight",
-        ),
-        t(
-            "; at step {step}, the last finite one: {gradient}",
-            step=6,
-            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=9.0),
-        ),
+        torch.tensor([1.0, math.nan, 2.0]),
+        (6, torch.tensor([1.0, 9.0, 2.0])),
     )
-    assert "last finite" not in explain_nonfinite(NAMES, 1, math.inf, 1.0, torch.ones(3), None)
+    [bad] = heard.worded(bad=1, total=3, first="blocks.0.attn.qkv.weight")
+    [before] = heard.worded(step=6, gradient=heard.worded(name=NAMES[1], norm=9.0)[0])  # the last finite step
+    assert text == nonfinite(heard, math.nan, 7, 3e-3, bad, before)
+    text, heard = explained(explain_nonfinite, NAMES, 1, math.inf, 1.0, torch.ones(3), None)
+    assert text == nonfinite(heard, math.inf, 1, 1.0, heard.worded(name="embed.weight", norm=1.0)[0])  # none before
 
 
 def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
@@ -791,31 +794,24 @@ def test_pending_steps_return_every_loss_and_remember_the_last_finite_step():
     assert not pending and pending.last_finite[0] == 2
     pending.add(3, torch.tensor(math.inf), torch.tensor([math.inf, 1.0, 1.0]), torch.tensor(math.inf))
     lrs = []
-    with pytest.raises(NonFiniteLoss) as e:
+    with pytest.raises(NonFiniteLoss) as e, said() as heard:
         pending.check(lambda s: lrs.append(s) or 0.25)
-    assert str(e.value) == nonfinite(
-        math.inf,
-        3,
-        0.25,
-        t("{bad} of {total} gradient norms are not finite (first: {first})", bad=1, total=3, first="embed.weight"),
-        t(
-            "; at step {step}, the last finite one: {gradient}",
-            step=2,
-            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=2.0),
-        ),
-    )
+    [bad] = heard.worded(bad=1, total=3, first="embed.weight")
+    [before] = heard.worded(step=2, gradient=heard.worded(name=NAMES[1], norm=2.0)[0])
+    assert str(e.value) == nonfinite(heard, math.inf, 3, 0.25, bad, before)
     assert lrs == [2]  # the lr that step 3 used: lr_at(step - 1)
 
 
 def test_the_whole_explanation_in_both_languages_with_and_without_a_finite_step_before():
     from glassformer.messages import speaking
 
-    # deliberate snapshot: what a learner reads
+    # why a run stopped (loss, step, rate, which gradient) is what a learner reads when training diverges
+    # snapshot: the non-finite loss explanation in English, word for word (Chinese below)
     assert explain_nonfinite(NAMES, 1, math.inf, 0.5, torch.tensor([0.25, 4.0, 1234.5]), None) == (
         "loss became inf at step 1 (lr 0.5); largest gradient head.weight (norm 1.23e+03). Try a lower lr, "
         "grad_clip=1.0, or a longer warmup."
     )
-    with speaking("zh"):  # deliberate snapshot: what a learner reads
+    with speaking("zh"):  # snapshot: the same explanation as a Chinese learner reads it
         assert explain_nonfinite(
             NAMES, 4, math.nan, 0.01, torch.tensor([math.nan, 1.0, 1.0]), (3, torch.tensor([2.0, 1.0, 1.0]))
         ) == (
@@ -829,19 +825,11 @@ def test_a_bad_step_after_good_ones_in_the_same_check_names_the_good_one_before_
     pending = PendingSteps(NAMES)
     pending.add(5, torch.tensor(1.0), torch.tensor([1.0, 7.0, 1.0]), torch.tensor(1.0))
     pending.add(6, torch.tensor(math.nan), torch.tensor([1.0, 1.0, 8.0]), torch.tensor(1.0))
-    with pytest.raises(NonFiniteLoss) as e:
+    with pytest.raises(NonFiniteLoss) as e, said() as heard:
         pending.check(lambda s: 0.1)
-    assert str(e.value) == nonfinite(
-        math.nan,
-        6,
-        0.1,
-        t("largest gradient {name} (norm {norm:.3g})", name="head.weight", norm=8.0),
-        t(
-            "; at step {step}, the last finite one: {gradient}",
-            step=5,
-            gradient=t("largest gradient {name} (norm {norm:.3g})", name=NAMES[1], norm=7.0),
-        ),
-    )
+    [largest] = heard.worded(name="head.weight", norm=8.0)
+    [before] = heard.worded(step=5, gradient=heard.worded(name=NAMES[1], norm=7.0)[0])  # step 5, the good one
+    assert str(e.value) == nonfinite(heard, math.nan, 6, 0.1, largest, before)
     assert isinstance(e.value, RuntimeError)
 
 
@@ -851,14 +839,13 @@ def test_the_first_ctrl_c_becomes_a_flag_and_a_message_the_second_goes_to_the_pr
     original = signal.signal(signal.SIGINT, lambda signum, frame: outer.append(signum))
     try:
         previous = signal.getsignal(signal.SIGINT)
-        with stop_signals_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted, said() as heard:
             assert not interrupted()
             os.kill(os.getpid(), signal.SIGINT)
             assert interrupted() and outer == []
-            assert (
-                capsys.readouterr().err
-                == "\n" + t("Ctrl-C: stopping after this step (press again to stop at once) ...") + "\n"
-            )
+            [(message, fields)] = heard  # one sentence, on its own line
+            assert fields == {} and capsys.readouterr().err == "\n" + t(message) + "\n"
+            assert message == stop_signal_sentence(signal.SIGINT)
             os.kill(os.getpid(), signal.SIGINT)  # the handler put the previous one back
             assert outer == [signal.SIGINT]
         assert signal.getsignal(signal.SIGINT) is previous
@@ -872,16 +859,13 @@ def test_the_first_sigterm_becomes_a_flag_and_the_second_goes_to_the_previous_ha
         s: signal.signal(s, lambda signum, frame: outer.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)
     }
     try:
-        with stop_signals_as_flag() as interrupted:
+        with stop_signals_as_flag() as interrupted, said() as heard:
             assert interrupted() == 0
             os.kill(os.getpid(), signal.SIGTERM)
             assert interrupted() == signal.SIGTERM and outer == []
-            assert (
-                capsys.readouterr().err
-                == "\n"
-                + t("SIGTERM: stopping after this step and saving a checkpoint (send it again to stop at once) ...")
-                + "\n"
-            )
+            [(message, fields)] = heard  # one sentence, on its own line: SIGTERM's, not Ctrl-C's
+            assert fields == {} and capsys.readouterr().err == "\n" + t(message) + "\n"
+            assert message == stop_signal_sentence(signal.SIGTERM) != stop_signal_sentence(signal.SIGINT)
             os.kill(os.getpid(), signal.SIGINT)  # a second signal of either kind: the previous handlers are back
             os.kill(os.getpid(), signal.SIGTERM)
             assert outer == [signal.SIGINT, signal.SIGTERM] and interrupted() == signal.SIGTERM
@@ -919,19 +903,11 @@ def test_a_failing_compiler_falls_back_to_eager_with_a_message(monkeypatch, caps
     monkeypatch.setattr(compile_module.torch, "compile", broken_compile)
     model, ids = tiny(), torch.randint(0, 7, (2, 5))
     forward = compile_module.compile_or_eager(model)
-    assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
+    with said() as heard:
+        assert torch.equal(forward(ids), model(ids)) and torch.equal(forward(ids), model(ids))
     err = capsys.readouterr().err
-    assert (
-        err
-        == t(
-            "torch.compile does not work here ({error}: {first}); "
-            "continuing without it (drop --compile=true to skip this "
-            "message).",
-            error="RuntimeError",
-            first="no C compiler found",
-        )
-        + "\n"
-    )  # once
+    [fallback] = heard.worded(error="RuntimeError", first="no C compiler found")  # the type, the first line
+    assert err == fallback + "\n"  # once
 
 
 def test_the_models_own_error_is_not_blamed_on_the_compiler(monkeypatch, capsys):
@@ -984,18 +960,10 @@ def test_a_compiler_error_without_a_message_still_reads_well(monkeypatch, capsys
 
     monkeypatch.setattr(compile_module.torch, "compile", silent_failure)
     model, ids = tiny(), torch.randint(0, 7, (1, 3))
-    compile_module.compile_or_eager(model)(ids)
-    assert (
-        capsys.readouterr().err
-        == t(
-            "torch.compile does not work here ({error}: {first}); "
-            "continuing without it (drop --compile=true to skip this "
-            "message).",
-            error="RuntimeError",
-            first="",
-        )
-        + "\n"
-    )
+    with said() as heard:
+        compile_module.compile_or_eager(model)(ids)
+    assert capsys.readouterr().err == "".join(line + "\n" for line in heard.worded(error="RuntimeError", first=""))
+    assert heard.carrying(error="RuntimeError", first="")  # said once, with an empty first line
 
 
 def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(monkeypatch, capsys):
@@ -1012,19 +980,11 @@ def test_the_fallback_message_whole_with_the_first_line_cut_at_200_characters(mo
     model = torch.nn.Linear(2, 2)
     forward = compile_module.compile_or_eager(model)
     x = torch.ones(1, 2)
-    assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
+    with said() as heard:
+        assert torch.equal(forward(x), model(x)) and torch.equal(forward(x), model(x))
     assert calls == ["compiled"]  # tried once, then the plain model for good
-    assert (
-        capsys.readouterr().err
-        == t(
-            "torch.compile does not work here ({error}: {first}); "
-            "continuing without it (drop --compile=true to skip this "
-            "message).",
-            error="ValueError",
-            first="x" * 200,
-        )
-        + "\n"
-    )
+    [fallback] = heard.worded(error="ValueError", first="x" * 200)  # stripped, cut at 200 characters
+    assert capsys.readouterr().err == fallback + "\n"
 
 
 # ---- early stopping, in a real fit ---------------------------------------------------------------
@@ -1063,9 +1023,10 @@ def fit_with(vals, patience, max_steps=20, run_dir=None):
 def test_stops_after_patience_evaluations_without_improvement_and_restores_the_best(tmp_path):
     # step 0's evaluation is the untrained model (not a candidate, however good), then steps 2..10
     # give 3, 2, 2.5, 2.0 (a tie is no improvement), 2.6 -> stop after the third non-improvement
-    model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
+    with said() as heard:
+        model, stopper, result, seen = fit_with([0.1, 3.0, 2.0, 2.5, 2.0, 2.6, 1.0, 1.0], patience=3, run_dir=tmp_path)
     assert result.status == "stopped" and result.step == 10
-    assert result.message == t("no better {key} for {patience} evaluations", key="val_loss", patience=3)
+    assert [result.message] == heard.worded(key="val_loss", patience=3)
     assert stopper.stopped and stopper.best == 2.0 and stopper.best_eval == 1
     assert all(torch.equal(p, seen[2][n]) for n, p in model.named_parameters())  # the step-4 weights
 
@@ -1103,11 +1064,12 @@ def test_early_stopping_watches_its_key_and_says_so_when_it_stops():
     trainer.evaluate(0, train_loss=0.1)  # the untrained evaluation is no candidate
     stop("eval", trainer)
     assert stop.best is None and stop.evals == 0
-    for step, loss in ((1, 3.0), (2, 2.0), (3, 2.0), (4, 2.5)):
-        trainer.evaluate(step, train_loss=loss, val_loss=0.0)
-        stop("eval", trainer)
+    with said() as heard:
+        for step, loss in ((1, 3.0), (2, 2.0), (3, 2.0), (4, 2.5)):
+            trainer.evaluate(step, train_loss=loss, val_loss=0.0)
+            stop("eval", trainer)
     assert stop.best == 2.0 and stop.best_eval == 1 and stop.evals == 4 and stop.stopped
-    assert trainer.stops == [t("no better {key} for {patience} evaluations", key="train_loss", patience=2)]
+    assert trainer.stops == heard.worded(key="train_loss", patience=2) != []
     stop("step", trainer)
     assert trainer.model.weight.item() == 4.0
     stop("end", trainer)
@@ -1121,8 +1083,9 @@ def test_early_stopping_with_patience_1_stops_at_the_first_evaluation_that_is_no
     stop("eval", trainer)
     assert trainer.stops == []
     trainer.evaluate(2, val_loss=1.0)
-    stop("eval", trainer)
-    assert trainer.stops == [t("no better {key} for {patience} evaluations", key="val_loss", patience=1)]
+    with said() as heard:
+        stop("eval", trainer)
+    assert trainer.stops == heard.worded(key="val_loss", patience=1) != []
     watcher = EarlyStopping()
     trainer = FakeTrainer()
     trainer.evaluate(1, val_loss=1.0)
@@ -1146,6 +1109,4 @@ def test_each_evaluation_line_says_whether_the_validation_loss_improved(tmp_path
         eval_line(4, {"val_loss": 1.5}, False),
         eval_line(6, {"val_loss": 1.5}, False),
     ]
-    assert eval_line(2, {"val_loss": 1.0}, True) == t(
-        "step {step:>6}: {losses}  (best)", step=2, losses=f"{t(NP_('train.split.val', 'val'))} 1.0000"
-    )
+    assert eval_line(2, {"val_loss": 1.0}, True) != eval_line(2, {"val_loss": 1.0}, False)  # marked as the best

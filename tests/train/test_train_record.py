@@ -12,6 +12,8 @@ from __future__ import annotations
 import errno
 import json
 import math
+import os
+import re
 import shutil
 from types import SimpleNamespace
 
@@ -188,6 +190,11 @@ class FakeTrainer:
         self.batch_generator = torch.Generator().manual_seed(1)
 
 
+def jsonl(*records) -> str:
+    """metrics.jsonl's text for these records: one json.dumps line each (\\u escapes, ", " and ": ")."""
+    return "".join(json.dumps(r) + "\n" for r in records)
+
+
 def keyed(kind, call, *args, **kw) -> tuple[str, dict]:
     """The key and fields of the error `call` raises: what a test pins (the words are the catalogue's)."""
     with pytest.raises(kind) as e:
@@ -202,28 +209,37 @@ def failing(code, text):
     return write
 
 
+def remedy_of(code) -> str:
+    """The remedy a failed write with this errno names (RunFiles._write's choice, as it reads now)."""
+    return keyed(WriteFailed, RunFiles(".")._write, "x", failing(code, "gremlins"))[1]["remedy"]
+
+
+def known_remedies() -> set[str]:
+    return {t(remedy) for remedy in record.REMEDIES.values()}
+
+
 @pytest.mark.parametrize(
-    "code, remedy",
-    [
-        (errno.EACCES, "make the directory writable"),
-        (errno.EPERM, "make the directory writable"),
-        (errno.EROFS, "move the run to a writable disk"),
-        (errno.EIO, "fix the cause"),
-    ],
+    "code, like",  # like: the errno whose remedy (record.REMEDIES) this one shares; None: the general one
+    [(errno.EACCES, errno.EACCES), (errno.EPERM, errno.EACCES), (errno.EROFS, errno.EROFS), (errno.EIO, None)],
 )
-def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_checkpoint(tmp_path, code, remedy):
+def test_a_failed_write_says_what_failed_why_and_what_to_do_before_and_after_a_checkpoint(tmp_path, code, like):
     files = RunFiles(str(tmp_path))
     with pytest.raises(WriteFailed) as e:
-        files._write("metrics.jsonl", failing(code, "Some reason"))
+        files._write("metrics.jsonl", failing(code, "gremlins"))
+    remedy = e.value.fields["remedy"]
     assert (e.value.code, e.value.fields) == (
         "write.first",
-        {"what": "metrics.jsonl", "dir": tmp_path, "reason": "Some reason", "remedy": t(remedy)},
+        {"what": "metrics.jsonl", "dir": tmp_path, "reason": "gremlins", "remedy": remedy},
     )
+    if like is None:  # no remedy of its own: the general one, which no listed cause gets
+        assert remedy and remedy not in known_remedies()
+    else:
+        assert remedy == t(record.REMEDIES[like])
     assert isinstance(e.value.__cause__, OSError)
     files.saved_step = 8
-    assert keyed(WriteFailed, files._write, "loss.png", failing(code, "Some reason")) == (
+    assert keyed(WriteFailed, files._write, "loss.png", failing(code, "gremlins")) == (
         "write.kept",
-        {"what": "loss.png", "dir": tmp_path, "reason": "Some reason", "step": 8, "remedy": t(remedy)},
+        {"what": "loss.png", "dir": tmp_path, "reason": "gremlins", "step": 8, "remedy": remedy},
     )
 
 
@@ -253,9 +269,10 @@ def test_a_full_disk_before_any_trainer_wrote_needs_no_checkpoint(tmp_path):
 
 
 def test_an_oserror_without_strerror_is_said_by_its_text(tmp_path):
-    assert keyed(WriteFailed, RunFiles(tmp_path)._write, "x", _raise(OSError("plain text"))) == (
+    why = OSError("plain text")  # no errno, no strerror: said as it prints
+    assert keyed(WriteFailed, RunFiles(tmp_path)._write, "x", _raise(why)) == (
         "write.first",
-        {"what": "x", "dir": tmp_path, "reason": "plain text", "remedy": t("fix the cause")},
+        {"what": "x", "dir": tmp_path, "reason": str(why), "remedy": remedy_of(errno.EIO)},  # the general remedy
     )
 
 
@@ -269,13 +286,11 @@ def _raise(error):
 def test_the_checkpoint_write_names_its_step_and_both_files(tmp_path, monkeypatch):
     import glassformer.train.record as record
 
-    monkeypatch.setattr(record, "save_checkpoint", failing(errno.EIO, "Input/output error"))
-    with pytest.raises(WriteFailed) as e:
-        RunFiles(tmp_path).checkpoint(FakeTrainer(step=12))
-    assert str(e.value).startswith(
-        f"could not write the checkpoint of step 12 (model.safetensors and train_state.pt) "
-        f"in {tmp_path} (Input/output error)"
-    )
+    monkeypatch.setattr(record, "save_checkpoint", failing(errno.EIO, "gremlins"))
+    code, fields = keyed(WriteFailed, RunFiles(tmp_path).checkpoint, FakeTrainer(step=12))
+    assert (code, fields["dir"], fields["reason"]) == ("write.first", tmp_path, "gremlins")
+    what = fields["what"]  # the checkpoint of step 12, naming both of its files
+    assert "12" in what.split() and "model.safetensors" in what and "train_state.pt" in what
 
 
 def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weights_only_when_improved(
@@ -288,12 +303,13 @@ def test_an_evaluation_writes_its_line_the_checkpoint_the_plot_and_the_best_weig
     files = RunFiles(tmp_path / "myrun")
     (tmp_path / "myrun").mkdir()
     trainer = FakeTrainer(step=3)
-    assert files.kept() == t("No checkpoint was written.")
+    with said() as heard:
+        nothing = files.kept()
+    assert heard == [(heard[0][0], {})] and nothing == t(heard[0][0])  # a sentence with no step and no dir
     files.evaluation({"kind": "eval", "step": 3, "val_loss": 0.5}, False, trainer)
     assert not (tmp_path / "myrun" / "best.safetensors").exists()
-    assert files.saved_step == 3 and files.kept() == t(
-        "The last good checkpoint (step {step}) in {dir} is kept.", step=3, dir=tmp_path / "myrun"
-    )
+    with said() as heard:
+        assert files.saved_step == 3 and files.kept() == heard.worded(step=3, dir=tmp_path / "myrun")[0] != nothing
     state = read_state(tmp_path / "myrun" / "train_state.pt")
     assert state["step"] == 3 and state["best_val"] == 0.5 and state["train_loss"] == 0.4 and state["val_loss"] == 0.5
     assert titles == [(1, tmp_path / "myrun" / "loss.png", "myrun")]
@@ -317,21 +333,16 @@ def test_restore_removes_stray_temp_files_and_metrics_after_the_checkpoint_and_s
         '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\ncut\n{"kind": "log", "step": 3}\n{"kind"\n'
     )
     again = RunFiles(tmp_path)
-    state = again.restore(FakeTrainer(step=0))
+    with said() as heard:
+        state = again.restore(FakeTrainer(step=0))
     assert state["step"] == 2 and again.saved_step == 2
     assert not (tmp_path / ".model.safetensors.x.tmp").exists() and (tmp_path / "keep.tmp").exists()
-    assert (tmp_path / "metrics.jsonl").read_text() == '{"kind": "eval", "step": 0}\n{"kind": "log", "step": 2}\n'
+    assert (tmp_path / "metrics.jsonl").read_text() == jsonl({"kind": "eval", "step": 0}, {"kind": "log", "step": 2})
     assert (
         capsys.readouterr().err
-        == t(
-            "note: {path}: dropped {n} damaged line(s) (line {lines}); a "
-            "run killed while writing leaves its last line cut short.",
-            path=tmp_path / "metrics.jsonl",
-            n=2,
-            lines="3, 5",
-        )
-        + "\n"
-    )
+        == "".join(line + "\n" for line in heard.worded(path=tmp_path / "metrics.jsonl", n=2, lines="3, 5"))
+        != ""
+    )  # lines 3 and 5 of the file were dropped
     again.restore(FakeTrainer())
     assert capsys.readouterr().err == ""  # nothing damaged: nothing said
 
@@ -359,7 +370,7 @@ def trainer_at(step: int, best_val=1.5, last_eval=None):
 
 
 def io_error(*args, **kwargs):  # a full disk is DiskFull, which speaks of the disk, not the file
-    raise OSError(errno.EIO, "Input/output error")
+    raise OSError(errno.EIO, os.strerror(errno.EIO))
 
 
 CAUSES = [  # a full disk is DiskFull: below
@@ -387,7 +398,8 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
             assert isinstance(e.value.__cause__, OSError) and e.value.__cause__.errno == code
             messages.append(str(e.value))
     d = tmp_path
-    # deliberate snapshot: what a learner reads
+    # a failed write is what a learner reads when the disk or permissions fail: what, why, what is kept, what to do
+    # snapshot: a failed write before and after the first checkpoint, in both languages, word for word
     assert messages == [
         f"could not write metrics.jsonl in {d} ({reason}); no checkpoint had been saved yet. To retry, {remedy}, then "
         f"start the run again.",
@@ -402,31 +414,29 @@ def test_a_failed_write_says_what_which_cause_what_is_kept_and_what_to_do(tmp_pa
 
 def test_an_oserror_without_a_strerror_is_said_as_it_prints(tmp_path):
     files = RunFiles(tmp_path)
-    files.metrics.append = lambda record: (_ for _ in ()).throw(OSError("quota exceeded for user 1000"))
+    why = OSError("quota exceeded for user 1000")  # no errno, no strerror: said as it prints
+    files.metrics.append = lambda record: (_ for _ in ()).throw(why)
     assert keyed(WriteFailed, files.log, {}) == (
         "write.first",
-        {
-            "what": "metrics.jsonl",
-            "dir": tmp_path,
-            "reason": "quota exceeded for user 1000",
-            "remedy": t("fix the cause"),
-        },
+        {"what": "metrics.jsonl", "dir": tmp_path, "reason": str(why), "remedy": remedy_of(errno.EIO)},
     )
 
 
 @pytest.mark.parametrize(
-    "target, what",
+    "target, names",
     [
-        ("save_weights", "best.safetensors"),
-        ("save_checkpoint", "the checkpoint of step 7 (model.safetensors and train_state.pt)"),
-        ("plot_loss", "loss.png"),
+        ("save_weights", ["best.safetensors"]),
+        ("save_checkpoint", ["model.safetensors", "train_state.pt"]),  # the checkpoint of step 7: both files
+        ("plot_loss", ["loss.png"]),
     ],
 )
-def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, what):
+def test_each_file_of_an_evaluation_is_named_when_its_write_fails(tmp_path, monkeypatch, target, names):
     monkeypatch.setattr(record, target, io_error)
     with pytest.raises(WriteFailed) as e:
         RunFiles(tmp_path).evaluation({"kind": "eval", "step": 7, "val_loss": 1.0}, True, trainer_at(7))
-    assert str(e.value).startswith(f"could not write {what} in {tmp_path} (Input/output error)")
+    what = e.value.fields["what"]
+    assert (e.value.fields["dir"], e.value.fields["reason"]) == (tmp_path, os.strerror(errno.EIO))
+    assert all(name in what for name in names) and (what == names[0] if len(names) == 1 else "7" in what.split())
 
 
 def test_an_evaluation_writes_its_line_the_best_weights_the_checkpoint_and_the_titled_plot(tmp_path, monkeypatch):
@@ -468,19 +478,16 @@ def test_restore_names_the_damaged_lines_it_dropped(tmp_path, capsys):
     save_checkpoint(tmp_path, trainer.model, trainer.optimizer, 3, trainer.batch_generator, {"best_val": 1.0})
     good = json.dumps({"kind": "log", "step": 1})
     path = tmp_path / "metrics.jsonl"
-    for lang, expected in (
-        (
-            "en",
-            f"note: {path}: dropped 2 damaged line(s) (line 2, 4); a run killed while writing leaves its last "
-            f"line cut short.\n",
-        ),
-        ("zh", f"注意：{path}：丢弃了 2 行损坏的记录（第 2, 4 行）；写入时被杀掉的运行会留下被截断的最后一行。\n"),
-    ):
+    notes = []
+    for lang in ("en", "zh"):
         path.write_text(f"{good}\n{{cut\n{good}\n[1]\n")
-        with speaking(lang):
+        with speaking(lang), said() as heard:
             RunFiles(tmp_path).restore(trainer_at(0))
-        assert capsys.readouterr() == ("", expected)
+            [note] = heard.worded(path=path, n=2, lines="2, 4")  # the file, how many lines and which
+        assert capsys.readouterr() == ("", note + "\n")
         assert path.read_text() == f"{good}\n{good}\n"
+        notes.append(note)
+    assert notes[0] != notes[1] and re.search("[\u4e00-\u9fff]", notes[1])  # said in each language
 
 
 # ---- metrics.jsonl and loss.png ------------------------------------------------------------------
@@ -499,15 +506,18 @@ def plot_records(val=(3.0, 2.5, 2.4)) -> list[dict]:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figures, lang):
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""
-    with speaking(lang):
+    with speaking(lang), said() as heard:
         plot_loss(plot_records(), tmp_path / "loss.png", title="run-7")
-        batch = t("train (batch, log interval mean)")
-        train = t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train")))
-        val = t("{split} (eval)", split=t(NP_("pictures.loss.split.val", "val")))
-        x, y = t(NP_("pictures.loss.step_axis", "step")), t("cross-entropy (nats / token)")
+        [train] = heard.worded(split=t(NP_("pictures.loss.split.train", "train")))  # each split's eval curve
+        [val] = heard.worded(split=t(NP_("pictures.loss.split.val", "val")))
+        plain = [t(message) for message, fields in heard if not fields]  # the sentences with no fields
+        x = t(NP_("pictures.loss.step_axis", "step"))
     (ax,) = saved_figures[0][0].axes
     lines = {line.get_label(): line for line in ax.get_lines()}
-    assert list(lines) == [batch, train, val]
+    batch, y = list(lines)[0], ax.get_ylabel()  # the training curve's label and the loss axis: said, no fields
+    assert list(lines) == [batch, train, val] and batch in plain and y in plain and len({batch, y, x}) == 3
+    if lang == "zh":
+        assert all(re.search("[\u4e00-\u9fff]", words) for words in (batch, train, val, x, y))
     assert list(lines[batch].get_xdata()) == list(range(1, 11))
     assert list(lines[batch].get_ydata()) == pytest.approx([4.0 - 0.1 * s for s in range(1, 11)])
     assert list(lines[train].get_xdata()) == [0, 5, 10]
@@ -528,11 +538,11 @@ def test_a_run_without_a_val_split_plots_its_train_evaluations(tmp_path, saved_f
     """A source without val data logs evaluations with train_loss only. Bug once seen: the eval
     records were kept only when they had both losses, so such a run's plot lost its eval curve."""
     evals = [r for r in plot_records() if r["kind"] == "eval"]
-    plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
+    with said() as heard:
+        plot_loss([{k: v for k, v in r.items() if k != "val_loss"} for r in evals], tmp_path / "loss.png")
     (ax,) = saved_figures[0][0].axes
-    assert [line.get_label() for line in ax.get_lines()] == [
-        t("{split} (eval)", split=t(NP_("pictures.loss.split.train", "train")))
-    ]
+    train_eval = heard.worded(split=t(NP_("pictures.loss.split.train", "train")))  # the train split's eval curve
+    assert [line.get_label() for line in ax.get_lines()] == train_eval != []
     assert list(ax.get_lines()[0].get_ydata()) == pytest.approx([3.5, 3.0, 2.5])
 
 
@@ -621,9 +631,9 @@ def test_each_record_is_one_json_line_appended_and_truncation_keeps_the_step_its
     log = MetricsLog(str(path))  # a str path is taken too
     log.append({"kind": "log", "step": 1, "note": "步"})
     log.append({"kind": "eval", "step": 2, "val_loss": 0.5})
-    assert path.read_text(encoding="utf-8") == (
-        '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
-    )
+    text = path.read_text(encoding="utf-8")
+    assert text == jsonl({"kind": "log", "step": 1, "note": "步"}, {"kind": "eval", "step": 2, "val_loss": 0.5})
+    assert "\\u6b65" in text and text.isascii()  # ASCII on disk: the character as its \\u escape
     path.write_text(path.read_text() + "cut\n" + '{"kind": "log", "step": 3}\n')
     assert log.read() == [
         {"kind": "log", "step": 1, "note": "步"},
@@ -631,9 +641,8 @@ def test_each_record_is_one_json_line_appended_and_truncation_keeps_the_step_its
         {"kind": "log", "step": 3},
     ]
     assert log.truncate_after(2) == [3]  # the damaged line's number
-    assert (
-        path.read_text()
-        == '{"kind": "log", "step": 1, "note": "\\u6b65"}\n{"kind": "eval", "step": 2, "val_loss": 0.5}\n'
+    assert path.read_text() == jsonl(
+        {"kind": "log", "step": 1, "note": "步"}, {"kind": "eval", "step": 2, "val_loss": 0.5}
     )
     assert log.truncate_after(1) == [] and log.read() == [{"kind": "log", "step": 1, "note": "步"}]
 
@@ -642,34 +651,38 @@ def test_a_metrics_path_that_cannot_be_read_says_what_to_do(tmp_path):
     from glassformer.errors import GlassformerError
 
     (tmp_path / "metrics.jsonl").mkdir()
-    with pytest.raises(GlassformerError) as e:
+    with pytest.raises(GlassformerError) as e, said() as heard:
         MetricsLog(tmp_path / "metrics.jsonl").read()
-    assert "metrics.jsonl" in str(e.value) and str(e.value).endswith(
-        "It is the run's log; delete it to start a fresh one."
-    )
+    fix = e.value.fields["fix"]  # what to do, said for this file (a sentence of its own, no fields)
+    assert (e.value.code, e.value.fields) == ("files.directory", {"path": tmp_path / "metrics.jsonl", "fix": fix})
+    assert heard[0] == (heard[0][0], {}) and fix == t(heard[0][0]) and str(e.value).endswith(fix)
 
 
 # ---- what a run prints while it trains -----------------------------------------------------------
 def test_the_eval_line_names_each_split_in_the_users_language_and_marks_the_best():
     losses = {"train_loss": 1.23456, "val_loss": 2.0}
+
+    def said_line(step, losses, improved):
+        """The line, and the sentence (msgid) and fields it was made from."""
+        with said() as heard:
+            line = eval_line(step, losses, improved)
+        [(message, fields)] = heard[-1:]
+        assert line == t(message, **fields)
+        return message, fields
+
+    lines = {}
     for lang in ("en", "zh"):
         with speaking(lang):
             train, val = t(NP_("train.split.train", "train")), t(NP_("train.split.val", "val"))
-            assert eval_line(500, losses, False) == t(
-                "step {step:>6}: {losses}", step=500, losses=f"{train} 1.2346  {val} 2.0000"
-            )
-            assert eval_line(7, losses, True) == t(
-                "step {step:>6}: {losses}  (best)", step=7, losses=f"{train} 1.2346  {val} 2.0000"
-            )
-            assert eval_line(1234567, {"test_loss": 0.5}, False) == t(
-                "step {step:>6}: {losses}", step=1234567, losses="test 0.5000"
-            )
-            assert eval_line(3, {"val": 0.25}, False) == t(
-                "step {step:>6}: {losses}", step=3, losses=f"{val} 0.2500"
-            )  # key as is
-    assert (
-        t("step {step:>6}: {losses}", step=5, losses="x") == "step      5: x"
-    )  # the step is right-aligned in 6 columns
+            plain, fields = said_line(500, losses, False)
+            assert fields == {"step": 500, "losses": f"{train} 1.2346  {val} 2.0000"}
+            best, fields = said_line(7, losses, True)
+            assert best == record.IMPROVED != plain and fields == {"step": 7, "losses": f"{train} 1.2346  {val} 2.0000"}
+            assert said_line(1234567, {"test_loss": 0.5}, False) == (plain, {"step": 1234567, "losses": "test 0.5000"})
+            assert said_line(3, {"val": 0.25}, False) == (plain, {"step": 3, "losses": f"{val} 0.2500"})  # key as is
+            lines[lang] = eval_line(5, {"x": 1.0}, False)
+            assert f"{5:>6}" in lines[lang]  # the step is right-aligned in 6 columns
+    assert lines["en"] != lines["zh"] and train != "train" and val != "val"  # the splits were named in Chinese
 
 
 def test_progress_modes_print_where_each_says(capsys):
@@ -699,12 +712,17 @@ def test_the_bar_counts_optimizer_steps_from_where_a_run_resumes(capsys, monkeyp
     assert bar.bar.dynamic_ncols and bar.bar.leave
     bar.update(6, 1.23456, 0.00012345, 12345.6)
     assert bar.bar.n == 6
-    assert bar.bar.postfix == "loss=1.2346, lr=1.23e-04, tok_s=12,346"
-    bar.write("above the bar")
+    postfix = bar.bar.postfix
+    assert dict(item.split("=") for item in postfix.split(", ")) == {
+        "loss": "1.2346",
+        "lr": "1.23e-04",
+        "tok_s": "12,346",
+    }
+    bar.write("above-the-bar")
     bar.close()
     captured = capsys.readouterr()
-    assert "above the bar\n" in captured.out
-    assert "6/10" in captured.err and "loss=1.2346, lr=1.23e-04, tok_s=12,346" in captured.err
+    assert "above-the-bar\n" in captured.out
+    assert "6/10" in captured.err and postfix in captured.err
 
 
 def test_the_step_timer_measures_each_lap_from_the_last(monkeypatch):
@@ -723,15 +741,14 @@ def test_off_a_terminal_the_bar_becomes_one_plain_line_per_log_interval(capsys, 
     its own line, and stderr gets nothing."""
     progress = Progress(300, 0, "bar")
     assert progress.plain and progress.mode == "lines"
-    progress.update(50, 2.5, 3e-4, 12345.0)
+    with said() as heard:
+        progress.update(50, 2.5, 3e-4, 12345.0)
     progress.write(eval_line(50, {"train": 2.4, "val": 2.6}, True))
     progress.close()
     out, err = capsys.readouterr()
     fields = {"step": 50, "total": 300, "loss": 2.5, "lr": 3e-4, "tokens_per_s": 12345.0}
-    assert out.splitlines() == [
-        t("step {step}/{total}: loss {loss:.4f}  lr {lr:.2e}  {tokens_per_s:,.0f} tok/s", **fields),
-        eval_line(50, {"train": 2.4, "val": 2.6}, True),
-    ]
+    assert out.splitlines() == [*heard.worded(**fields), eval_line(50, {"train": 2.4, "val": 2.6}, True)]
+    assert len(out.splitlines()) == 2
     assert "\r" not in err and err == ""
     monkeypatch.setattr(record, "_on_terminal", lambda stream: True)  # on a terminal: the bar, as before
     on_tty = Progress(300, 0, "bar")
@@ -775,8 +792,7 @@ def test_recording_changes_nothing_in_the_run():
 
 def test_heads_are_parsed_and_checked():
     assert parse_heads("0.1, 3.2") == [(0, 1), (3, 2)] and parse_heads("all") is None
-    with pytest.raises(ValueError, match="LAYER.HEAD"):
-        parse_heads("0:1")
+    assert keyed(ValueError, parse_heads, "0:1")[0] == "attention_log.heads_spec"
     model = build_model(get_preset("seed000").model)
     ids = torch.zeros(1, 4, dtype=torch.long)  # (1, T)
     assert keyed(UsageError, AttentionLog, model, ids, list("abcd"), heads=[(2, 0)], every=1) == (
@@ -800,9 +816,10 @@ def test_train_attention_every_writes_the_log_the_strip_and_the_page(tmp_path, c
     assert (strip.std(axis=-1) > 0.1).sum() > 1000  # coloured cells drawn, not a blank or grey page
     page = (run / "attention_steps.html").read_text(encoding="utf-8")
     assert 'type="range"' in page and "http" not in page and '"heads":[[1,2]]' in page
-    with speaking("zh"):
-        title = t("glassformer attention across training")
-    assert f'<html lang="zh-CN"><head><meta charset="utf-8"><title>{title}</title>' in page
+    head = page.split("<head>")[0]  # <!DOCTYPE html> and <html lang=...>
+    assert 'lang="zh-CN"' in head and 'charset="utf-8"' in page.split("<title>")[0]
+    title = page.split("<title>")[1].split("</title>")[0]
+    assert re.search("[\u4e00-\u9fff]", title)  # the page's title, in Chinese
 
 
 def test_attention_heads_without_every_is_an_error(tmp_path, capsys):
@@ -815,29 +832,15 @@ def test_attention_every_refuses_zero_and_a_model_it_cannot_record(tmp_path, cap
     with pytest.raises(SystemExit) as stop, said() as heard:  # the option's range type refuses 0 before anything runs
         main(["train", "--preset", "seed000", "--out", str(tmp_path / "z"), "--attention-every", "0"])
     err = capsys.readouterr().err
-    [refused] = heard.of(
-        "must be a whole number >= 1, got {value!r}"
-    )  # the range type's own fields: the value, and the most it takes
-    assert (
-        stop.value.code == 2
-        and refused["value"] == "0"
-        and f"--attention-every: {t('must be a whole number >= 1, got {value!r}', **refused)}" in err
-    )
+    [refused] = heard.worded(value="0")  # the range type's sentence, with the value given
+    assert stop.value.code == 2 and f"--attention-every: {refused}" in err
     argv = ["train", "--preset", "seq2seq", "--out", str(tmp_path / "s"), "--no-progress", "--max_steps=1"]
     with said() as heard:
         code = main([*argv, "--threads=1", "--attention-every", "1"])
     one_stack = {"kind": "seq2seq", "inputs": "token pairs", "dir": tmp_path / "s"}  # it says: look after training
     assert code == 2 and ("train.attention_one_stack", one_stack) in heard
-    assert (
-        t(
-            "--attention-every records the self-attention of one stack "
-            "(gpt, encoder, regressor); a {kind} model reads {inputs}. "
-            "Drop --attention-every and look at its maps after training: "
-            "glassformer attention --run {dir}",
-            **one_stack,
-        )
-        in capsys.readouterr().err
-    )
+    [refused] = heard.worded(**one_stack)
+    assert refused in capsys.readouterr().err
 
 
 def seed_model():
@@ -860,43 +863,24 @@ def test_the_probe_is_the_first_validation_tokens_or_sequence_at_most_32_long():
 
 
 @pytest.mark.parametrize("text", ["0:1", "a.1", "0.b", "0.", ".1", "0.1,,1.0"])
-def test_a_heads_spec_that_is_not_layer_dot_head_pairs_is_refused_word_for_word(text):
-    from glassformer.messages import speaking
-
-    with pytest.raises(ValueError) as e:
-        parse_heads(text)
-    assert (
-        str(e.value)
-        == f"--attention-heads {text!r}: write LAYER.HEAD pairs separated by commas, e.g. 0.1,3.2 (or all)."
-    )
-    with speaking("zh"), pytest.raises(ValueError) as e:
-        parse_heads(text)
-    assert str(e.value) == f"--attention-heads {text!r}：请写成用逗号分隔的 层.头 对，例如 0.1,3.2（或 all）。"
+def test_a_heads_spec_that_is_not_layer_dot_head_pairs_is_refused_with_an_example_it_takes(text):
+    assert keyed(ValueError, parse_heads, text) == ("attention_log.heads_spec", {"text": text, "example": "0.1,3.2"})
+    assert parse_heads("0.1,3.2") == [(0, 1), (3, 2)]  # its example is one the parser takes
     assert parse_heads(None) is None and parse_heads("1.3") == [(1, 3)] and parse_heads("10.12") == [(10, 12)]
 
 
-def test_each_refusal_of_attention_log_word_for_word():
-    from glassformer.messages import speaking
-
+def test_each_refusal_of_attention_log_by_code_and_fields():
     model, probe = seed_model(), torch.zeros(1, 4, dtype=torch.long)
     cases = [
-        (
-            {},
-            "AttentionLog needs every=N or steps=[...] to know when to record.",
-            "AttentionLog 需要 every=N 或 steps=[...] 才知道何时记录。",
-        ),
-        ({"every": 0}, "--attention-every must be at least 1, got 0.", "--attention-every 至少要是 1，收到的是 0。"),
+        ({}, ("attention_log.when", {})),
+        ({"every": 0}, ("attention_log.every", {"every": 0})),
         (
             {"every": 1, "heads": [(1, 3), (2, 0), (0, 4), (-1, 0)]},
-            "--attention-heads names [(2, 0), (0, 4), (-1, 0)], outside this model: layers 0..1, heads 0..3.",
-            "--attention-heads 指定的 [(2, 0), (0, 4), (-1, 0)] 超出了这个模型：层编号 0..1，头编号 0..3。",
+            ("attention_log.outside", {"bad": [(2, 0), (0, 4), (-1, 0)], "last_layer": 1, "last_head": 3}),
         ),
     ]
-    for kwargs, en, zh in cases:
-        for lang, expected in (("en", en), ("zh", zh)):
-            with speaking(lang), pytest.raises(ValueError) as e:
-                AttentionLog(model, probe, list("abcd"), **kwargs)
-            assert str(e.value) == expected
+    for kwargs, refused in cases:
+        assert keyed(ValueError, AttentionLog, model, probe, list("abcd"), **kwargs) == refused
     log = AttentionLog(model, probe, list("abcd"), every=1)  # the smallest interval; every head by default
     assert log.heads == [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (1, 1), (1, 2), (1, 3)]
     assert [r["step"] for r in log.records] == [0] and len(log.records[0]["maps"]) == 8
@@ -938,13 +922,7 @@ def test_the_file_is_rewritten_whole_and_a_resumed_run_keeps_its_earlier_maps(tm
     fresh = AttentionLog(model, probe, labels, heads=[(0, 0)], every=3, path=path)  # start_step 0: a new run
     assert [r["step"] for r in fresh.records] == [0] and [r["step"] for r in read_log(path)["records"]] == [0]
     missing = tmp_path / "nowhere" / ATTENTION_FILE
-    for lang, expected in (
-        ("en", f"{missing} does not exist: train with --attention-every N to record one."),
-        ("zh", f"{missing} 不存在：请用 --attention-every N 训练来记录一份。"),
-    ):
-        with speaking(lang), pytest.raises(FileNotFoundError) as e:
-            read_log(missing)
-        assert str(e.value) == expected
+    assert keyed(FileNotFoundError, read_log, missing) == ("attention_log.missing", {"path": missing})
     assert AttentionLog(model, probe, labels, heads=[(0, 0)], every=1).path is None  # no path: no file
 
 

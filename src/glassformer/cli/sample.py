@@ -126,10 +126,11 @@ def knobs(args: argparse.Namespace):
 def run_sample(args: argparse.Namespace) -> int:
     import torch  # here, not above: `sample --help` never loads it (cli/__init__.py)
 
+    from glassformer.models.gpt2 import end_ids
     from glassformer.sample import check_stop, past_max_len, sample
     from glassformer.train.run import load_model
 
-    model, tokenizer, _ = load_model(args.run, best=args.best, device=args.device)
+    model, tokenizer, config = load_model(args.run, best=args.best, device=args.device)
     if not model.samples:
         raise UsageError(
             "sample.no_text",
@@ -175,6 +176,7 @@ def run_sample(args: argparse.Namespace) -> int:
         on_text if stream else None,
         use_cache=args.use_cache,
         knobs=knobs(args),
+        end_ids=end_ids(config),  # an imported model ends where its generation_config.json says
     )
     if stream:
         print()

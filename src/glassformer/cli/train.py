@@ -547,6 +547,11 @@ def run_machine(args: argparse.Namespace) -> int:
     return 0
 
 
+# which peak train's speed line divides by: the careful one `bench machine` saved, or a quick probe
+PEAK_MEASURED = N_("measured by `glassformer bench machine`")
+PEAK_PROBED = N_("a quick probe; `glassformer bench machine` measures it carefully")
+
+
 def say_train_speed(run, start_step: int) -> None:
     """train's summary line: the run's tokens/s (median of its log lines since start_step), the model
     FLOP/s that makes (devices.flops_per_token) and its fraction of this machine's matching peak."""
@@ -586,11 +591,7 @@ def say_train_speed(run, start_step: int) -> None:
         mfu=mfu,
         dtype=dtype,
         peak=ranks * peak.flops(dtype) / 1e9,
-        how=t(
-            N_("measured by `glassformer bench machine`")
-            if careful
-            else N_("a quick probe; `glassformer bench machine` measures it carefully")
-        ),
+        how=t(PEAK_MEASURED if careful else PEAK_PROBED),
     )
     if dtype == "float32" and resolve_dtype("auto", cfg.device, run.model.cfg, cfg) == "bfloat16":
         say(

@@ -178,6 +178,7 @@ LINEAR = Rule(
     ("Linear", "linear", "bilinear", "addmm", "Sequential"), N_("a built-in linear layer: write x @ W.T + b.")
 )
 GELU = Rule(("gelu", "GELU"), N_("PyTorch's GELU: write it with torch.erf (or torch.tanh for 'gelu_tanh')."))
+SILU = Rule(("silu", "SiLU", "swish"), N_("PyTorch's SiLU: write it as z * torch.sigmoid(z)."))
 LOSS = Rule(
     ("cross_entropy", "CrossEntropyLoss", "nll_loss", "NLLLoss", "log_softmax", "LogSoftmax", "kl_div"),
     N_("a built-in loss or log-softmax: this exercise is to write it."),
@@ -240,6 +241,11 @@ ORDER = (
     "sampling",  # top-k / top-p before drawing the next token
     "kv_cache",  # one decoding step that reuses the past keys and values
     "fruit",  # lesson 1's apple/banana/orange attention, by hand
+    # the modern decoder's pieces (Llama, Qwen3, Mistral), each replacing one of GPT-2's above
+    "rms_norm",  # instead of LayerNorm: no mean, no bias
+    "swiglu",  # instead of the two-layer MLP: one path gates the other
+    "rope",  # instead of a position table: q and k turned by their positions
+    "gqa",  # instead of one key-value head per query head: groups share one
 )
 
 

@@ -7,6 +7,9 @@
                language, so it is kept per (T, lang) and fetched only when one of them changes
     attention  another head, layer or stage (and, on request, its thumbnails)
     vectors    the per-token vectors (q, k, v) one head made for one token
+    rope       a model with rotary positions: one query head's and its key-value head's q and k at a
+               few positions, pair by pair, before and after the turn by p·θ_i, and the angles —
+               read from the rotary module's own hook points, paired and angled by the module itself
     next       the bars again, for new temperature / top-k / top-p
     generate   n more tokens, the KV cache kept between requests (generation sessions, below)
 
@@ -318,16 +321,61 @@ class Explorer:
             N_("{field}={value} is out of range: this input has {size} tokens (0 to {last})."),
         )
         _, hooks = self._ablation(req)
-        names = self.structure.layers[layer].vectors
-        _, cache = self._run(x, hooks, names)
+        lay = self.structure.layers[layer]
+        _, cache = self._run(x, hooks, lay.vectors)
+        points = self.model.hook_points()
+
+        def of(name: str) -> int:  # a key-value hook (grouped-query attention) holds the head's kv head
+            return lay.kv_head(head) if points[name].axes == panels.KV_AXES else head
+
         return {
             "layer": layer,
             "head": head,
+            "kv_head": lay.kv_head(head),
             "token": token,
             "vectors": [
-                {**self.structure.describe[n][req["lang"]], "values": panels.rounded(cache[n][head, token], 3)}
-                for n in names
+                {**self.structure.describe[n][req["lang"]], "values": panels.rounded(cache[n][of(n), token], 3)}
+                for n in lay.vectors
             ],
+        }
+
+    def rope(self, req: dict) -> dict:
+        """The rotation RoPE gives q and k: one layer's query head and the key-value head it reads, at
+        a few positions (default the first eight), from the model's own hook points and rotary module."""
+        x, _, _ = self._input(req)
+        layer, head, _ = self._view({**req, "stage": None})
+        lay = self.structure.layers[layer]
+        rotary = panels.rotary_of(self.model, lay)
+        if rotary is None:
+            raise RequestError(
+                "explore.rope.none",
+                "this model turns no queries and keys by position (position "
+                "is {position!r}): there is no RoPE rotation to show. Open a "
+                "model with rotary positions, e.g. --preset baby-llama.",
+                422,
+                "no_rope",
+                position=self.model.cfg.position,
+            )
+        T = x.size(1)
+        positions = [
+            check_range(
+                "positions",
+                p,
+                T,
+                "explore.range.tokens",
+                N_("{field}={value} is out of range: this input has {size} tokens (0 to {last})."),
+            )
+            for p in (req["positions"] if req["positions"] is not None else range(min(T, 8)))
+        ]
+        points = panels.rotation_points(self.model, lay)
+        _, cache = self._run(x, {}, [n for pair in points.values() for n in pair])
+        kept = x[0].tolist() if self.reads_tokens else []
+        return {
+            "layer": layer,
+            "head": head,
+            "kv_head": lay.kv_head(head),
+            "tokens": [self.labels([kept[p]])[0] for p in positions] if kept else [],
+            **panels.rope(rotary, cache, points, head, lay.kv_head(head), positions, T),
         }
 
     def next(self, req: dict) -> dict:

@@ -4,7 +4,8 @@ name, and drawn from tensors turned into rounded JSON, only what a panel shows.
     attention stages   every stage declared on axes "B H T_q T_k" (today: "scores", "weights"),
                        one hook per attention layer, layers in the order they fire
     per layer          the same attention module's (B H T D) hooks: those before its first matrix
-                       stage are the vectors made per token (q, k, v); the first after its last
+                       stage are the vectors made per token (q, k, v; under grouped-query attention
+                       k and v are (B H_kv T D), read at the query head's key-value head); the first after its last
                        matrix stage is the heads' outputs z, where a head is ablated
     stream points      hooks declared on "B T C" with stage "+ position" (the stream entering block 0)
                        or "residual" (after each half of each block): the logit lens reads these
@@ -45,10 +46,12 @@ from torch import nn
 from glassformer.errors import Unsupported
 from glassformer.explore.requests import RequestError, shown
 from glassformer.inspect import words
+from glassformer.inspect.attention_maps import query_groups
 from glassformer.messages import LANGS, language
 
 MATRIX_AXES = "B H T_q T_k"  # an attention matrix: one (T_q, T_k) map per head
 HEAD_AXES = "B H T D"  # one D-wide vector per head and token
+KV_AXES = "B H_kv T D"  # the same per key-value head (grouped-query attention: fewer than the query heads)
 STREAM_AXES = "B T C"
 STREAM_STAGES = ("position", "residual")  # the residual stream: where it starts, after each half
 
@@ -59,6 +62,11 @@ class AttentionLayer:
     matrices: dict[str, str] = field(default_factory=dict)  # stage -> hook name
     vectors: list[str] = field(default_factory=list)  # per-token (B H T D) hooks before the matrices
     z: str | None = None  # the heads' outputs, where ablation zeroes a head
+    groups: int = 1  # g: query heads that share one key-value head (grouped-query attention); 1: each its own
+
+    def kv_head(self, head: int) -> int:
+        """The key-value head query head `head` reads: ⌊head / g⌋."""
+        return head // self.groups
 
 
 @dataclass
@@ -101,12 +109,32 @@ def find_structure(model) -> Structure:
         inside = [n for n in order if _parent(n) == layer.module]
         first = min(inside.index(n) for n in layer.matrices.values())
         last = max(inside.index(n) for n in layer.matrices.values())
-        layer.vectors = [n for n in inside[:first] if points[n].axes == HEAD_AXES]
+        layer.vectors = [n for n in inside[:first] if points[n].axes in (HEAD_AXES, KV_AXES)]
         after = [n for n in inside[last + 1 :] if points[n].axes == HEAD_AXES]
         layer.z = after[0] if after else None
+        layer.groups = query_groups(model, next(iter(layer.matrices.values())))
     stream = [n for n in order if points[n].axes == STREAM_AXES and points[n].stage in STREAM_STAGES]
     describe = {n: {lang: words.describe(points[n], lang) for lang in ("en", "zh")} for n in order}
     return Structure(stages, list(layers.values()), stream, describe)
+
+
+def rotary_of(model, layer: AttentionLayer):
+    """The rotary module that turns this layer's q and k (its `pair_angles` and `pairs` say how), or None."""
+    positions = getattr(model.get_submodule(layer.module), "positions", None)
+    return positions if hasattr(positions, "pair_angles") else None
+
+
+def rotation_points(model, layer: AttentionLayer) -> dict[str, tuple[str, str]]:
+    """The hook points of q and k just before and just after the rotation, {"q": (before, after),
+    "k": (...)}: after, the rotary module's own; before, what enters it: the QK-norm's output when
+    the layer has one (it normalises before the rotation), else the projection's (nn/attention.py)."""
+    attn, rotary = model.get_submodule(layer.module), rotary_of(model, layer)
+    qk_norm = getattr(attn, "qk_norm", None)
+    entering = qk_norm if qk_norm is not None else attn
+    return {
+        "q": (entering.hook_q.name, rotary.hook_q.name),
+        "k": (entering.hook_k.name, rotary.hook_k.name),
+    }
 
 
 # ────────────────────────────────────────────────────────────────────────────────────────────────
@@ -267,6 +295,29 @@ def appended_text(ex, before: list[int], after: list[int]) -> str:
 
 
 # ---------------------------------------------------------------------- panels
+def rope(rotary, cache: dict, points: dict, head: int, kv_head: int, positions: list[int], T: int) -> dict:
+    """The RoPE view of one query head and its key-value head at some positions: each pair's angle
+    p·θ_i and the pairs of q and k before and after the turn, all as the rotary module pairs and
+    turns them (its own `pair_angles` and `pairs`: no second copy of the rotation here)."""
+    D = rotary.d_head
+    angles = rotary.pair_angles(0, T)[positions]  # (P, D/2) p·θ_i
+
+    def pairs(name: str, h: int) -> list:
+        return [rounded(p, 4) for p in rotary.pairs(cache[name][h, positions])]  # P × (D/2, 2)
+
+    return {
+        "positions": positions,
+        "features": rotary.pairs(torch.arange(D)).tolist(),  # (D/2, 2): the features of pair i
+        "theta": [float(v) for v in rotary.pair_angles(1, 1)[0]],  # (D/2,) θ_i: the angle of position 1
+        "angles": rounded(angles, 4),
+        "scale": float(getattr(rotary, "attention_factor", 1.0)),  # YaRN's m multiplies the turned pair
+        **{
+            which: {"before": pairs(before, h), "after": pairs(after, h)}
+            for (which, (before, after)), h in zip(points.items(), (head, kv_head), strict=True)
+        },
+    }
+
+
 def trace_table(t) -> dict:
     keep = (0, 1, 2, 3, 5)  # stage, name, shape, dims, means (the example numbers stay out)
     cells = [[r.stage, r.name, list(r.shape) if r.shape is not None else None, r.dims, r.about] for r in t.rows]
@@ -281,11 +332,21 @@ def attention(structure, cache: dict, layer: int, head: int, stage: str, grid: b
 
     lay = structure.layers[layer]
     m = cache[lay.matrices[stage]][head].masked_fill(masked(lay)[head], float("-inf"))  # (T, T)
-    answer = {"layer": layer, "head": head, "stage": stage, "matrix": rounded(m, 3)}
+    answer = {
+        "layer": layer,
+        "head": head,
+        "kv_head": lay.kv_head(head),
+        "groups": lay.groups,
+        "stage": stage,
+        "matrix": rounded(m, 3),
+    }
     if grid:
         maps = torch.stack([cache[lay.matrices[stage]] for lay in structure.layers])  # (L, H, T, T)
         hidden = torch.stack([masked(lay) for lay in structure.layers])  # (L, H, T, T)
         answer["grid"] = _thumbnails(maps, hidden, stage)
+        # grouped-query attention: each layer's g and the key-value head of each of its query heads
+        answer["grid"]["groups"] = [lay.groups for lay in structure.layers]
+        answer["grid"]["kv_head"] = [[lay.kv_head(h) for h in range(maps.size(1))] for lay in structure.layers]
     return answer
 
 
@@ -429,7 +490,10 @@ def info(ex) -> dict:
         },
         "layers": len(s.layers),
         "heads": cfg.n_heads,
+        "kv_heads": cfg.n_heads // first.groups if first else cfg.n_heads,  # key-value heads (GQA: fewer)
+        "groups": first.groups if first else 1,  # g: query heads per key-value head
         "d_head": cfg.d_head,
+        "rope": bool(s.layers) and rotary_of(m, s.layers[0]) is not None,  # the RoPE view has something to show
         "stages": [{"stage": st, **s.describe[first.matrices[st]]} for st in s.stages] if first else [],
         "vectors": [s.describe[n] for n in first.vectors] if first else [],
         "stream": [{"name": n, **s.describe[n]} for n in s.stream],

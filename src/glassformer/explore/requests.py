@@ -177,6 +177,7 @@ SPECS = {
     "attention": {**INPUT, **ABLATE, **VIEW, "grid": Field("bool", False)},
     "vectors": {**INPUT, **ABLATE, **VIEW, "token": Field("int", 0, 0), **LANG},
     "next": {**INPUT, **ABLATE, **SHAPE},
+    "rope": {**INPUT, "layer": Field("int", 0, 0), "head": Field("int", 0, 0), "positions": Field("ints", most=16)},
     "patching": {"text": Field("str", most=LIMITS.text_chars), "corrupt": Field("str", "", most=LIMITS.text_chars)},
     "patch_cell": {
         "text": Field("str", most=LIMITS.text_chars),

@@ -16,7 +16,7 @@ The app (create_app, the first half):
     GET  /api/model        what the page needs once (model, stages, stream points, limits)
     GET  /api/words?lang=  the page's words in one language, from the one catalogue
                            (PAGE_WORDS below, from the one catalogue), {fields} left for the page
-    POST /api/analyze | attention | vectors | next | generate     JSON in, JSON out
+    POST /api/analyze | attention | vectors | rope | next | generate     JSON in, JSON out
 
 Every refusal is said in the language the page asks in (`?lang=zh` on any request; English
 otherwise): a RequestError carries a catalogue key, and its sentence is made here.
@@ -192,6 +192,7 @@ PAGE_WORDS = {
         "is multiplied by 0 — and every panel shows the model "
         "without it."
     ),
+    "attn.kv_group": N_("kv head {kv}: q heads {first}–{last}"),
     "attn.zero": N_("zero"),
     "attn.ablated": N_("Zeroed: {list}."),
     "attn.none": N_("No head is zeroed."),
@@ -214,6 +215,26 @@ PAGE_WORDS = {
         "the value."
     ),
     "vec.of": N_("token {i} “{t}”, layer {l}, head {h}"),
+    "rope.title": N_("RoPE: how position turns q and k"),
+    "rope.help": N_(
+        "Rotary positions turn each pair of a head's features by "
+        "the angle p·θ: the position p times the pair's frequency "
+        "θ. Choose a pair: the table shows, at the first positions, "
+        "its angle and the pair of q (this query head) and of k "
+        "(its key-value head) before and after the turn; the plot "
+        "draws q before (grey, dashed), q after (blue) and k after "
+        "(orange) as arrows from 0, each marked with its position."
+    ),
+    "rope.pair": N_("pair"),
+    "rope.pair_n": N_("pair {i} (features {a}, {b}) · θ = {theta}"),
+    "rope.of": N_("layer {l}, query head {h}, key-value head {kv}: features {a} and {b} as one point"),
+    "rope.position": N_("position"),
+    "rope.token": N_("token"),
+    "rope.angle": N_("angle p·θ"),
+    "rope.q_before": N_("q before"),
+    "rope.q_after": N_("q after"),
+    "rope.k_before": N_("k before"),
+    "rope.k_after": N_("k after"),
     "stream.title": N_("Residual stream and logit lens"),
     "stream.help": N_(
         "The length ‖x‖ of each token's vector in the residual "

@@ -101,12 +101,14 @@ def attention_map_list(model, ids_or_x) -> list[AttentionMap]:
         model.train(was_training)
     points = model.hook_points()
     return [
-        AttentionMap(w, points[w].axes, cache[w][0], torch.isneginf(cache[s][0]), _groups(model, w)) for w, s in pairs
+        AttentionMap(w, points[w].axes, cache[w][0], torch.isneginf(cache[s][0]), query_groups(model, w))
+        for w, s in pairs
     ]
 
 
-def _groups(model, weights_hook: str) -> int:
-    """g of the attention module that owns a weights hook point (1 for a module that shares none)."""
+def query_groups(model, weights_hook: str) -> int:
+    """g of the attention module that owns a weights hook point (1 for a module that shares none):
+    the query heads that read one key-value head (the explorer groups its heads by it too)."""
     owner = weights_hook.rpartition(".")[0]
     try:
         return int(getattr(model.get_submodule(owner), "groups", 1))

@@ -31,6 +31,11 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
     attention-explanation  attention vs gradient and leave-one-out importance (Kendall τ), adversarial
                      attention against the seeds' spread, the uniform-attention baseline (Jain & Wallace
                      2019; Wiegreffe & Pinter 2019)
+    glu              ReLU and GELU FFNs against SwiGLU and GeGLU at equal parameters (Shazeer 2020)
+    gqa              8 query heads sharing 8, 4, 2 or 1 key-value heads: loss against KV-cache bytes
+                     per token (Ainslie et al. 2023)
+    yarn             RoPE trained short and read 4 times longer: plain, linear, NTK-aware (dynamic)
+                     and YaRN scaling (Peng et al. 2023)
 """
 
 from __future__ import annotations
@@ -57,6 +62,9 @@ MODULES = (
     "induction_text",
     "extrapolation",
     "attention_explanation",
+    "glu",
+    "gqa",
+    "yarn",
 )
 
 

@@ -65,8 +65,8 @@ class TokenEmbedding(nn.Module):
 
     def forward(self, ids: Tensor) -> Tensor:
         """nn.Embedding meets a bad id with a bare IndexError (a device-side assert on a GPU): say what
-        is wrong first. Under torch.compile the trainer's own batches skip the value check (reading a
-        value back would split the compiled graph)."""
+        is wrong instead. On a CPU that costs nothing until it happens; on a GPU the ids are asserted
+        on the device (reading them back would stall it), except under torch.compile."""
         if not isinstance(ids, Tensor):
             raise WrongType(
                 "ids.type",
@@ -88,27 +88,24 @@ class TokenEmbedding(nn.Module):
                 "token ids must have shape (B, T), got {shape}; add a batch axis with ids.unsqueeze(0).",
                 shape=tuple(ids.shape),
             )
-        if ids.numel() and not torch.compiler.is_compiling():
+        V = self.vocab_size
+        if ids.device.type != "cpu" and ids.numel() and not torch.compiler.is_compiling():
             lo, hi = torch.aminmax(ids)  # one pass over the ids
-            if ids.device.type != "cpu":  # reading lo/hi would stall the GPU every step: assert on-device
-                message = str(
-                    Clause(
-                        "token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer",
-                        vocab_size=self.vocab_size,
-                    )
-                )
-                torch._assert_async((lo >= 0) & (hi < self.vocab_size), message)
-            elif int(lo) < 0 or int(hi) >= self.vocab_size:
-                bad = ids[(ids < 0) | (ids >= self.vocab_size)].unique()[:10].tolist()
-                raise UsageError(
-                    "ids.outside",
-                    "token ids {bad} are outside the vocabulary [0, "
-                    "{vocab_size}): encode with the model's own tokenizer, or "
-                    "build the model with a larger vocab_size.",
-                    bad=bad,
-                    vocab_size=self.vocab_size,
-                )
-        return self.table(ids)  # (B, T, C)
+            clause = Clause(
+                "token ids outside the vocabulary [0, {vocab_size}): encode with the model's tokenizer", vocab_size=V
+            )
+            torch._assert_async((lo >= 0) & (hi < V), str(clause))
+        try:
+            return self.table(ids)  # (B, T, C)
+        except IndexError:
+            raise UsageError(
+                "ids.outside",
+                "token ids {bad} are outside the vocabulary [0, "
+                "{vocab_size}): encode with the model's own tokenizer, or "
+                "build the model with a larger vocab_size.",
+                bad=ids[(ids < 0) | (ids >= V)].unique()[:10].tolist(),
+                vocab_size=V,
+            ) from None
 
 
 class LearnedPositions(nn.Module):
@@ -288,6 +285,7 @@ class GPT(HookedModel):
         self.pos_embed = scheme.stream(cfg) if scheme.stream else None  # None: in attention, or nowhere
         self.drop = Dropout(cfg.dropout)
         self.use_final_norm = cfg.final_norm and cfg.norm != "none"
+        self.kept_mask = torch.ones(0, 0, dtype=torch.bool)  # (N, N): attention_mask's, grown on first use
         self.build(cfg)
         init_weights(self, cfg.init, cfg.n_layers)
         self.name_hook_points()
@@ -333,11 +331,16 @@ class GPT(HookedModel):
         return self.hook_embed(self.tok_embed(inputs))  # (B, T, C)
 
     def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
-        """Causal if configured; a kind may add padding (models/encoder.py)."""
+        """Causal if configured; a kind may add padding (models/encoder.py). Rows offset..offset+T of one
+        larger causal_mask, built once and kept: what it hides depends on j - i only."""
         T, window = inputs.size(1), self.cfg.sliding_window
         if not self.cfg.causal or (offset and T == 1 and not 0 < window <= offset):
             return None  # no mask, or one new query that may see every cached key and itself
-        return causal_mask(T, inputs.device, offset, window)  # (T, L+T)
+        if self.kept_mask.size(0) < offset + T or self.kept_mask.device != inputs.device:
+            with torch.inference_mode(False):  # an ordinary tensor, also when first made while sampling
+                n = max(offset + T, 2 * self.kept_mask.size(0))  # doubles: a growing text rebuilds it rarely
+                self.kept_mask = causal_mask(n, inputs.device, window=window)  # (N, N)
+        return self.kept_mask[offset : offset + T, : offset + T]  # (T, L+T)
 
     def run_from(self, layer: int, x: Tensor, mask: Tensor | None = None, cache: KVCache | None = None) -> Tensor:
         """The forward from block `layer` on, x (B, T, C) the stream it reads: forward is run_from(0, ...);

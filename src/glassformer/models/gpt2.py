@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import cast
 
 import torch
-from safetensors import SafetensorError
-from safetensors.torch import load_file, save_file
+from safetensors import SafetensorError, safe_open
+from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import Clause, DamagedFile, Joined, NotFound, UsageError
@@ -294,7 +294,7 @@ def _names(n_layers: int) -> dict[str, tuple[str, bool]]:
 
 
 def state_dict_from_gpt2(
-    hf_state: dict[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | Clause | None = None
+    hf_state: Mapping[str, torch.Tensor], n_layers: int, tied: bool = True, source: str | Clause | None = None
 ) -> dict[str, torch.Tensor]:
     """Map a GPT2LMHeadModel (or GPT2Model) state_dict onto glassformer GPT parameter names.
     Every tensor is used or refused by name: a missing one, or one glassformer has no place for.
@@ -374,6 +374,11 @@ def gpt_from_gpt2(hf_model) -> GPT:
 WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin")
 
 
+def folder_fix() -> Clause:
+    """How every refusal of a model folder ends (worded when shown, in the language of that moment)."""
+    return Clause("save_pretrained writes it; copy the model directory again.")
+
+
 def read_hf_config(path) -> tuple[Path, dict]:
     """(the directory, its config.json) of a Hugging Face model directory, every family's first step:
     a path that is not a directory, a config.json that is missing, damaged or not an object is refused."""
@@ -395,15 +400,65 @@ def read_hf_config(path) -> tuple[Path, dict]:
                 path=path,
             )
         )
-    config = read_json(path / "config.json", Clause("save_pretrained writes it; copy the model directory again."))
+    config = read_json(path / "config.json", folder_fix())
     if not isinstance(config, dict):
         raise DamagedFile(
             "gpt2.not_object",
             "{path} is not a JSON object. {fix}",
             path=path / "config.json",
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=folder_fix(),
         )
     return path, config
+
+
+GENERATION = ("bos_token_id", "eos_token_id", "pad_token_id")  # the ids generate reads from generation_config.json
+
+
+def read_generation(path: Path, vocab_size: int) -> dict[str, int | list[int]]:
+    """The special token ids of a directory's generation_config.json, as transformers' `generate`
+    reads them: bos, eos (one id, or a list: any of them ends a sample) and pad; {} without the
+    file. An id outside the vocabulary is refused (DamagedFile naming the key)."""
+    file = path / "generation_config.json"
+    if not file.is_file():
+        return {}
+    fix = folder_fix()
+    data = read_json(file, fix)
+    if not isinstance(data, dict):
+        raise DamagedFile("gpt2.not_object", "{path} is not a JSON object. {fix}", path=file, fix=fix)
+    found = {key: data[key] for key in GENERATION if data.get(key) is not None}
+    for key, value in found.items():
+        ids = value if isinstance(value, list) else [value]
+        if not ids or not all(type(i) is int and 0 <= i < vocab_size for i in ids):
+            raise DamagedFile(
+                "hf.generation_id",
+                "{path}: {key}={value!r} is not a token id below vocab_size={vocab_size}, nor a list of them. {fix}",
+                path=file,
+                key=key,
+                value=value,
+                vocab_size=vocab_size,
+                fix=fix,
+            )
+    return found
+
+
+def write_generation(path: Path, generation: dict | None) -> None:
+    """generation_config.json holding the special ids a run was imported with (read_generation), so
+    `generate` stops where the original model did; nothing for a run that has none."""
+    if generation:
+        write_json_atomic(path / "generation_config.json", generation, indent=2)
+
+
+def generation_of(config: dict) -> dict:
+    """The generation ids a run's config.json keeps from its import ({} for a run trained here)."""
+    imported = config.get("imported")
+    generation = imported.get("generation") if isinstance(imported, dict) else None
+    return generation if isinstance(generation, dict) else {}
+
+
+def end_ids(config: dict) -> tuple[int, ...]:
+    """The ids that end a sample of a run (its imported eos_token_id): () for a run that has none."""
+    eos = generation_of(config).get("eos_token_id")
+    return () if eos is None else tuple(eos if isinstance(eos, list) else [eos])
 
 
 def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
@@ -437,27 +492,28 @@ def read_gpt2_dir(path) -> tuple[GPT, GPT2BPETokenizer, str]:
             path=weights_file,
             config=path / "config.json",
             detail=first,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=folder_fix(),
         ) from None
     return model.eval(), tokenizer, weights_file.name
 
 
-def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
-    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU (Llama, Qwen3
-    and Mistral directories are read by it too: models/llama.py)."""
+def read_weights(path: Path) -> tuple[Path, Mapping[str, torch.Tensor]]:
+    """The first weights file found (in WEIGHT_FILES' order) and its tensors on the CPU, safetensors
+    read one at a time when asked for (Llama, Qwen3 and Mistral directories are read by it too:
+    models/llama.py)."""
     for name in WEIGHT_FILES:
         file = path / name
         if not file.is_file():
             continue
         if name.endswith(".index.json"):
-            index = read_json(file, Clause("save_pretrained writes it; copy the model directory again."))
+            index = read_json(file, folder_fix())
             weight_map = index.get("weight_map") if isinstance(index, dict) else None
             if not isinstance(weight_map, dict) or not weight_map:
                 raise DamagedFile(
                     "gpt2.no_shards",
                     "{path} has no weight_map naming its shards. {fix}",
                     path=file,
-                    fix=Clause("save_pretrained writes it; copy the model directory again."),
+                    fix=folder_fix(),
                 )
             for shard in weight_map.values():  # a file of this folder: never "../x" or "/etc/x"
                 if not isinstance(shard, str) or not shard or Path(shard).name != shard or "\x00" in shard:
@@ -466,38 +522,67 @@ def read_weights(path: Path) -> tuple[Path, dict[str, torch.Tensor]]:
                         "{path} names the shard {shard!r}, which is not the name of a file in its folder. {fix}",
                         path=file,
                         shard=shard,
-                        fix=Clause("save_pretrained writes it; copy the model directory again."),
+                        fix=folder_fix(),
                     )
-            shards = sorted(set(weight_map.values()))
-            return file, {k: v for shard in shards for k, v in _safetensors(path / shard).items()}
-        return file, _safetensors(file) if name.endswith(".safetensors") else _torch_bin(file)
+            return file, SafetensorsFiles([path / shard for shard in sorted(set(weight_map.values()))])
+        return file, SafetensorsFiles([file]) if name.endswith(".safetensors") else _torch_bin(file)
     raise NotFound(
         "gpt2.no_weights",
         "{path} has no weights: it needs one of {files}. {fix}",
         path=path,
         files=", ".join(WEIGHT_FILES),
-        fix=Clause("save_pretrained writes it; copy the model directory again."),
+        fix=folder_fix(),
     )
 
 
-def _safetensors(file: Path) -> dict[str, torch.Tensor]:
-    if not file.is_file():
-        raise NotFound(
-            "gpt2.shard_missing",
-            "{path} does not exist, but the index names it. {fix}",
-            path=file,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
-        )
-    try:
-        return load_file(str(file))
-    except (SafetensorError, OSError, ValueError, RuntimeError) as e:
-        raise DamagedFile(
-            "gpt2.safetensors",
-            "{path} is not a readable safetensors file ({detail}). {fix}",
-            path=file,
-            detail=str(e).splitlines()[0][:200],
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
-        ) from None
+class SafetensorsFiles(Mapping[str, torch.Tensor]):
+    """The tensors of one or more safetensors files (a model's shards), each read from its
+    memory-mapped file when asked for and not kept: a loader that takes them one at a time holds one
+    checkpoint tensor in memory, not the whole checkpoint beside the model it fills."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.file_of: dict[str, Path] = {}
+        for file in files:
+            with self._open(file) as f:  # the header only: names, dtypes, shapes
+                self.file_of.update(dict.fromkeys(f.keys(), file))
+
+    @staticmethod
+    def _open(file: Path):
+        if not file.is_file():
+            raise NotFound(
+                "gpt2.shard_missing",
+                "{path} does not exist, but the index names it. {fix}",
+                path=file,
+                fix=folder_fix(),
+            )
+        try:
+            return safe_open(str(file), framework="pt")
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:
+            raise _unreadable(file, e) from None
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        file = self.file_of[name]
+        try:
+            with safe_open(str(file), framework="pt") as f:
+                return f.get_tensor(name)
+        except (SafetensorError, OSError, ValueError, RuntimeError) as e:  # changed on disk since it was opened
+            raise _unreadable(file, e) from None
+
+    def __iter__(self):
+        return iter(self.file_of)
+
+    def __len__(self) -> int:
+        return len(self.file_of)
+
+
+def _unreadable(file: Path, e: Exception) -> DamagedFile:
+    return DamagedFile(
+        "gpt2.safetensors",
+        "{path} is not a readable safetensors file ({detail}). {fix}",
+        path=file,
+        detail=str(e).splitlines()[0][:200],
+        fix=folder_fix(),
+    )
 
 
 def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
@@ -517,19 +602,19 @@ def _torch_bin(file: Path) -> dict[str, torch.Tensor]:
             "{path} was refused: {why}. Convert it to model.safetensors, or {fix}",
             path=file,
             why=why,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=folder_fix(),
         ) from None
     if not isinstance(state, dict) or not all(isinstance(v, torch.Tensor) for v in state.values()):
         raise DamagedFile(
             "gpt2.bin_not_state",
             "{path} does not hold a state_dict ({{name: tensor}}). {fix}",
             path=file,
-            fix=Clause("save_pretrained writes it; copy the model directory again."),
+            fix=folder_fix(),
         )
     return state
 
 
-def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
+def write_gpt2_dir(model: GPT, tokenizer, path, generation: dict | None = None) -> None:
     """config.json, model.safetensors and the tokenizer files, for GPT2LMHeadModel.from_pretrained(path)
     and GPT2Tokenizer.from_pretrained(path). UsageError naming what GPT-2 cannot hold."""
     gpt2_config(model.cfg)  # refuses a model GPT-2 cannot compute, before any file is written
@@ -557,3 +642,4 @@ def write_gpt2_dir(model: GPT, tokenizer, path) -> None:
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
     write_tokenizer_dir(tokenizer, path, model.cfg.max_len)
+    write_generation(path, generation)

@@ -6,7 +6,7 @@ grouped-query attention, half-split RoPE with a base (position "rope") and no bi
 QK-norm, Mistral a sliding window. So a family is a configuration and a weight map, no forward of its
 own. transformers' Linear layers store weights as nn.Linear does (out, in): nothing is transposed,
 but q_proj, k_proj and v_proj are stacked into our one packed projection (`attn.qkv`, rows q | k | v,
-the layout nn/attention.py's split_qkv cuts), and cut apart again on the way out.
+the layout MultiHeadAttention.forward cuts (nn/attention.py)), and cut apart again on the way out.
 
 Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
 Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one
@@ -26,10 +26,10 @@ import torch
 from safetensors.torch import save_file
 
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
-from glassformer.errors import Clause, DamagedFile, NotFound, UsageError
+from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, json_text, write_text_atomic
 from glassformer.models.gpt import GPT
-from glassformer.models.gpt2 import read_hf_config, read_weights
+from glassformer.models.gpt2 import folder_fix, read_hf_config, read_weights, write_generation
 from glassformer.models.kinds import check_fits
 from glassformer.text.hf_tokenizer import HFJsonTokenizer
 
@@ -408,7 +408,9 @@ def hub_names(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> Mapping
     return out
 
 
-def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str) -> dict[str, torch.Tensor]:
+def state_dict_from_hf(
+    hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, source: str
+) -> Mapping[str, torch.Tensor]:
     """A Llama / Qwen3 / Mistral / Mixtral / Qwen3-MoE causal LM's state_dict under our names. Every
     tensor is used or refused by name: a missing one, or one we have no place for."""
     hf_state = hub_names(hf_state, cfg)
@@ -437,10 +439,28 @@ def state_dict_from_hf(hf_state: Mapping[str, torch.Tensor], cfg: ModelConfig, s
             names=", ".join(unused[:4]),
             more=more,
         )
-    out = {ours: torch.cat([hf_state[t] for t in theirs]) for ours, theirs in names.items()}  # rows stacked
     if cfg.tie_weights:
-        out["head.weight"] = out["tok_embed.table.weight"]  # (V, C): one matrix, two uses
-    return out
+        names["head.weight"] = names["tok_embed.table.weight"]  # (V, C): one matrix, two uses
+    return Stacked(names, hf_state)
+
+
+class Stacked(Mapping[str, torch.Tensor]):
+    """Our parameter name -> its tensor, made when asked for by stacking the rows of the transformers
+    tensors it comes from (weight_map): read from a lazy checkpoint, one parameter is in memory at a
+    time."""
+
+    def __init__(self, names: Mapping[str, tuple[str, ...]], hf_state: Mapping[str, torch.Tensor]) -> None:
+        self.names, self.hf_state = names, hf_state
+
+    def __getitem__(self, ours: str) -> torch.Tensor:
+        parts = [self.hf_state[theirs] for theirs in self.names[ours]]
+        return parts[0] if len(parts) == 1 else torch.cat(parts)  # rows stacked: (H·D + 2·H_kv·D, C) for q, k, v
+
+    def __iter__(self):
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def state_dict_to_hf(state: Mapping[str, torch.Tensor], cfg: ModelConfig) -> dict[str, torch.Tensor]:
@@ -477,7 +497,7 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
     Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
     path, config = read_hf_config(path)
-    fix = Clause("save_pretrained writes it; copy the model directory again.")
+    fix = folder_fix()
     found = config.get("model_type")
     if family is not None and found != family and found in (*FAMILIES, "gpt2"):
         raise UsageError(
@@ -491,16 +511,16 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
     weights_file, tensors = read_weights(path)
     source = str(weights_file)
-    for name, tensor in tensors.items():
-        if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
-            raise DamagedFile(
-                "hf.weight",
-                "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
-                source=source,
-                name=name,
-                dtype=str(tensor.dtype),
-                fix=fix,
-            )
+    bad = next((n for n, w in tensors.items() if not w.is_floating_point() or not bool(torch.isfinite(w).all())), None)
+    if bad is not None:  # (a generator: each tensor read is let go before the next)
+        raise DamagedFile(
+            "hf.weight",
+            "{source}: {name} is not a finite floating-point tensor ({dtype}); {fix}",
+            source=source,
+            name=bad,
+            dtype=str(tensors[bad].dtype),
+            fix=fix,
+        )
     state = state_dict_from_hf(tensors, cfg, source=source)
     if not (path / "tokenizer.json").is_file():
         raise NotFound("hf.no_tokenizer", "{path} has no tokenizer.json; {fix}", path=path, fix=fix)
@@ -526,7 +546,11 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
             fix=fix,
         )
     model = GPT(cfg)
-    model.load_state_dict({k: v.float() for k, v in state.items()}, strict=True)
+    own = model.state_dict()
+    assert own.keys() == state.keys(), own.keys() ^ state.keys()  # the weight map names every parameter
+    with torch.no_grad():
+        for name in own:  # one checkpoint tensor in memory at a time, beside the float32 model
+            own[name].copy_(state[name])
     return model.eval(), tokenizer, weights_file.name
 
 
@@ -536,19 +560,19 @@ def meta_shapes(cfg: ModelConfig) -> dict[str, torch.Tensor]:
         return dict(GPT(cfg).state_dict())
 
 
-def write_hf_dir(model: GPT, tokenizer, path) -> str:
+def write_hf_dir(model: GPT, tokenizer, path, generation: dict | None = None) -> str:
     """config.json, model.safetensors and tokenizer.json that AutoModelForCausalLM and the tokenizers
     library read back; returns the family written. UsageError naming what the family cannot hold."""
     config = hf_config(model.cfg)  # refuses a model the families cannot compute, before any file is written
     family = config["model_type"]
-    if not isinstance(tokenizer, HFJsonTokenizer):
+    tokenizer_json = tokenizer.hf_json()
+    if tokenizer_json is None:
         raise UsageError(
             "hf.export_tokenizer",
-            "a {family} directory needs the model's tokenizer.json; this "
-            "run's tokenizer is {kind!r} (only a run imported from such "
-            "a directory has one).",
+            "a {family} directory needs a tokenizer.json; this run's tokenizer is {kind!r}, which has "
+            "no tokenizer.json form yet (a character tokenizer and one imported from such a directory have).",
             family=family,
-            kind=getattr(tokenizer, "kind", None),
+            kind=tokenizer.kind,
         )
     tensors = state_dict_to_hf({k: v.detach().cpu() for k, v in model.state_dict().items()}, model.cfg)
     path = Path(path)
@@ -557,6 +581,7 @@ def write_hf_dir(model: GPT, tokenizer, path) -> str:
         path / "model.safetensors",
         lambda tmp: save_file({k: v.float().contiguous() for k, v in tensors.items()}, tmp, metadata={"format": "pt"}),
     )
-    write_text_atomic(path / "tokenizer.json", tokenizer.json)
+    write_text_atomic(path / "tokenizer.json", tokenizer_json)
+    write_generation(path, generation)
     write_text_atomic(path / "config.json", json_text(config, indent=2) + "\n")  # last: the directory is whole
     return family

@@ -26,7 +26,9 @@ from glassformer.nn.position import AttentionPositions
 
 
 def check_mask(mask: Tensor, scores: Tensor) -> Tensor:
-    """A boolean mask that broadcasts against scores (B, H, T_q, T_k), in that layout, or an error."""
+    """A boolean mask that broadcasts against scores (B, H, T_q, T_k), in that layout, or an error.
+    The (T_q, T_k) boolean mask a model builds for itself (models/gpt.py) needs neither, so the
+    attention checks every other mask only (a user's, a padding one)."""
     if mask.dtype != torch.bool:
         raise UsageError(
             "mask.dtype",
@@ -95,7 +97,8 @@ def attention_scores(q: Tensor, k: Tensor, mask: Tensor | None = None, bias: Ten
     if bias is not None:
         scores = scores + bias  # (..., T_q, T_k) + (H, T_q, T_k): a position scheme's bias
     if mask is not None:
-        mask = check_mask(mask, scores)
+        if mask.dtype != torch.bool or mask.shape != scores.shape[-2:]:  # not a model's own (T_q, T_k) mask
+            mask = check_mask(mask, scores)  # a given one: checked, and laid out against the scores
         scores = scores.masked_fill_(~mask, float("-inf"))  # (..., T_q, T_k), -inf where hidden
     return scores
 
@@ -106,7 +109,9 @@ def attention_weights(scores: Tensor, mask: Tensor | None = None) -> Tensor:
     sync, no split of a torch.compile graph), and a live row's numbers are exactly softmax's."""
     if mask is None:
         return torch.softmax(scores, dim=-1)  # (..., T_q, T_k), each row sums to 1
-    live = check_mask(mask, scores).any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
+    if mask.dtype != torch.bool or mask.shape != scores.shape[-2:]:  # as in attention_scores
+        mask = check_mask(mask, scores)
+    live = mask.any(dim=-1, keepdim=True)  # (..., T_q, 1): sees some key?
     # a dead row (all -inf) becomes uniform here, and zero at the end; a live row is unchanged
     return torch.softmax(scores.masked_fill(~live, 0.0), dim=-1) * live  # (..., T_q, T_k)
 
@@ -255,24 +260,18 @@ class MultiHeadAttention(AttentionHeads):
         self.hook_v = HookPoint("qkv", f"B {kv} T D", "attn.v")
         self.build_heads("attn", "T_k")
 
-    def split_qkv(self, x: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        """(B, T, C) -> q (B, H, T, D), k and v (B, H_kv, T, D)."""
-        if self.style == "packed":
-            B, T, _ = x.shape  # columns [q | k | v]: H, H_kv, H_kv heads of D, cut apart by one view
-            packed = self.qkv(x).view(B, T, -1, self.d_head).transpose(1, 2)  # (B, H + 2·H_kv, T, D)
-            q, k, v = packed.split(self.head_counts, dim=1)  # (B, H, T, D), 2 × (B, H_kv, T, D)
-            return q, k, v
-        per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
-        q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
-        return q, k, v
-
     def forward(self, x: Tensor, mask: Tensor | None = None, cache=None) -> Tensor:
         """x (B, T, C) -> (B, T, C). With a LayerCache (nn/kv_cache.py), earlier tokens' keys and
         values come from the cache and the mask is (T, L+T)."""
         T = x.size(1)
         offset = cache.length if cache is not None else 0  # absolute position of the first query
         # 1) project to queries, keys, values and split into heads (H_kv = H unless grouped)
-        q, k, v = self.split_qkv(x)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+        if self.style == "packed":  # columns [q | k | v]: H, H_kv, H_kv heads of D, cut apart by one view
+            packed = self.qkv(x).view(x.size(0), T, -1, self.d_head).transpose(1, 2)  # (B, H + 2·H_kv, T, D)
+            q, k, v = packed.split_with_sizes(self.head_counts, dim=1)  # (B, H, T, D), 2 × (B, H_kv, T, D)
+        else:  # one HeadQKV per head, stacked on the head axis
+            per_head = [head(x) for head in self.heads]  # H × 3 × (B, T, D)
+            q, k, v = (torch.stack(ts, dim=1) for ts in zip(*per_head, strict=False))  # 3 × (B, H, T, D)
         q, k, v = self.hook_q(q), self.hook_k(k), self.hook_v(v)  # (B, H, T, D), 2 × (B, H_kv, T, D)
         if self.qk_norm is not None:  # QK-norm (Qwen3): each head's q and k RMS-normalised
             q, k = self.qk_norm(q, k)  # (B, H, T, D), (B, H_kv, T, D)

@@ -244,10 +244,18 @@ class RotaryPositions(AttentionPositions):
             self._fill(max(end, 2 * self.cos.size(0)), self.cos.dtype, self.cos.device)
         return self.cos[offset:end], self.sin[offset:end]  # 2 × (T, D/2)
 
+    def pairs(self, x: torch.Tensor) -> torch.Tensor:
+        """x (..., D) -> (..., D/2, 2): pair i, the point (x_2i, x_2i+1) this module turns."""
+        return x.unflatten(-1, (-1, 2))  # (..., D/2, 2): pair i = features 2i, 2i+1
+
+    def pair_angles(self, offset: int, T: int) -> torch.Tensor:
+        """(T, D/2) float64: the angle p·θ_i pair i of position p (offset..offset+T-1) is turned by."""
+        return rotary_angles(offset + T, self.d_head, self.base)[offset:]  # (T, D/2)
+
     def forward(self, x: torch.Tensor, offset: int = 0) -> torch.Tensor:
         """x (B, H, T, D) of tokens at positions offset..offset+T-1 -> x turned, (B, H, T, D)."""
         cos, sin = self.angles(offset, x.size(-2))  # 2 × (T, D/2)
-        pairs = x.unflatten(-1, (-1, 2))  # (B, H, T, D/2, 2): pair i = features 2i, 2i+1
+        pairs = self.pairs(x)  # (B, H, T, D/2, 2): pair i = features 2i, 2i+1
         a, b = pairs[..., 0], pairs[..., 1]  # 2 × (B, H, T, D/2)
         turned = torch.stack((a * cos - b * sin, a * sin + b * cos), dim=-1)  # (B, H, T, D/2, 2)
         return turned.flatten(-2)  # (B, H, T, D)

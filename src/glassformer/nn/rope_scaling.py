@@ -181,10 +181,15 @@ def rope_parameters(
     return SCALINGS[scaling.kind](d_head, base, scaling, seq_len)
 
 
+def rope_angles(inv_freq: Tensor, offset: int, T: int) -> Tensor:
+    """(T, D/2) float64: the angle p·θ_i of pair i at positions p = offset..offset+T-1."""
+    p = torch.arange(offset, offset + T, dtype=torch.float64, device=inv_freq.device)  # (T,)
+    return p[:, None] * inv_freq.double()[None, :]  # (T, D/2) p·θ_i
+
+
 def rope_cos_sin(inv_freq: Tensor, offset: int, T: int, attention_factor: float = 1.0) -> tuple[Tensor, Tensor]:
     """cos and sin (T, D/2) float64 of positions offset..offset+T-1, each × the attention factor."""
-    p = torch.arange(offset, offset + T, dtype=torch.float64, device=inv_freq.device)  # (T,)
-    angles = p[:, None] * inv_freq.double()[None, :]  # (T, D/2) p·θ_i
+    angles = rope_angles(inv_freq, offset, T)  # (T, D/2) p·θ_i
     return angles.cos() * attention_factor, angles.sin() * attention_factor  # 2 × (T, D/2)
 
 
@@ -216,13 +221,26 @@ class ScaledRotary(AttentionPositions):
         self.inv_freq = self.inv_freq.to(torch.float64)  # (D/2,)
         return out
 
+    def frequencies(self, length: int) -> tuple[Tensor, float]:
+        """(θ'_i (D/2,) float64, attention factor m) for a sequence of `length` positions (only
+        "dynamic" depends on it)."""
+        if self.scaling.kind == "dynamic":
+            inv_freq, m = rope_parameters(self.d_head, self.base, self.scaling, length)  # (D/2,)
+            return inv_freq.to(self.inv_freq.device), m  # (D/2,)
+        return self.inv_freq, self.attention_factor  # (D/2,)
+
+    def pairs(self, x: Tensor) -> Tensor:
+        """x (..., D) -> (..., D/2, 2): pair i, the point (x_i, x_i+D/2) this module turns."""
+        return torch.stack(x.chunk(2, dim=-1), dim=-1)  # (..., D/2, 2): first half, second half
+
+    def pair_angles(self, offset: int, T: int) -> Tensor:
+        """(T, D/2) float64: the angle p·θ'_i pair i of position p (offset..offset+T-1) is turned by."""
+        return rope_angles(self.frequencies(offset + T)[0], offset, T)  # (T, D/2)
+
     def forward(self, x: Tensor, offset: int = 0) -> Tensor:
         """x (B, H, T, D) of tokens at positions offset..offset+T-1 -> x turned, (B, H, T, D)."""
         T = x.size(-2)
-        inv_freq, m = self.inv_freq, self.attention_factor  # (D/2,)
-        if self.scaling.kind == "dynamic":
-            inv_freq, m = rope_parameters(self.d_head, self.base, self.scaling, offset + T)  # (D/2,)
-            inv_freq = inv_freq.to(x.device)  # (D/2,)
+        inv_freq, m = self.frequencies(offset + T)  # (D/2,)
         cos, sin = rope_cos_sin(inv_freq, offset, T, m)  # 2 × (T, D/2)
         return rotate_half_split(x, cos, sin)  # (B, H, T, D)
 

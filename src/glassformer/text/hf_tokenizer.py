@@ -50,6 +50,9 @@ class HFJsonTokenizer(Tokenizer):
     def encode(self, text: str) -> list[int]:
         return self.hf.encode(text, add_special_tokens=False).ids
 
+    def hf_json(self) -> str:
+        return self.json  # the file as it came
+
     def decode(self, ids: Iterable[int]) -> str:
         return self.hf.decode(self._id_list(ids), skip_special_tokens=False)
 

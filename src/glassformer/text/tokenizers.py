@@ -83,6 +83,12 @@ class Tokenizer(ABC):
     def from_dict(cls, d: dict[str, Any]) -> "Tokenizer":
         """Inverse of ``to_dict``."""
 
+    def hf_json(self) -> str | None:
+        """This tokenizer as a tokenizer.json of the `tokenizers` library, encoding every text to the
+        same ids (what an exported Llama-family directory carries); None for a kind that has no such
+        form yet."""
+        return None
+
     def encode_array(self, text: str) -> np.ndarray:
         """Text → ids as an int64 array (N,). Subclasses override this when they can vectorise it."""
         return np.asarray(self.encode(text), dtype=np.int64)  # (N,) int64
@@ -249,6 +255,22 @@ class CharTokenizer(Tokenizer):
         for chunk in chunks:
             seen.update(chunk)
         return cls(sorted(seen), unk=unk)
+
+    def hf_json(self) -> str:
+        """One piece per character (a pre-tokenizer that isolates each one, newlines too), looked up in
+        a word-level table of the characters, and pieces joined back with nothing between (Fuse); an
+        unseen character is `<unk>` where this tokenizer has one, and refused by the library where not,
+        as here."""
+        import tokenizers as hf  # the library behind every imported tokenizer.json
+
+        vocab = {c: i for i, c in enumerate(self._itos)}
+        table = (
+            hf.models.WordLevel(vocab, unk_token=self.UNK) if self.unk_id is not None else hf.models.WordLevel(vocab)
+        )
+        tokenizer = hf.Tokenizer(table)
+        tokenizer.pre_tokenizer = hf.pre_tokenizers.Split(hf.Regex(r"[\s\S]"), behavior="isolated")
+        tokenizer.decoder = hf.decoders.Fuse()
+        return tokenizer.to_str()
 
     @staticmethod
     def safe_cut(text: str) -> int:

@@ -329,6 +329,7 @@ SPLIT_WORDS = {
     "train": N_(NP_("train.split.train", "train")),
     "val": N_(NP_("train.split.val", "val")),
 }  # the splits the catalogue names
+IMPROVED = N_("step {step:>6}: {losses}  (best)")  # the line of an evaluation that improved (tests name it)
 
 
 def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
@@ -340,9 +341,7 @@ def eval_line(step: int, losses: dict[str, float], improved: bool) -> str:
         return t(SPLIT_WORDS[name]) if name in SPLIT_WORDS else name
 
     shown = "  ".join(f"{split(k)} {v:.4f}" for k, v in losses.items())
-    return t(
-        N_("step {step:>6}: {losses}  (best)") if improved else N_("step {step:>6}: {losses}"), step=step, losses=shown
-    )
+    return t(IMPROVED if improved else N_("step {step:>6}: {losses}"), step=step, losses=shown)
 
 
 class Progress:

@@ -56,7 +56,7 @@ from glassformer.errors import DamagedFile, GlassformerError, RunLocked, UsageEr
 from glassformer.files import json_text, write_json_atomic
 from glassformer.messages import N_, note, t
 from glassformer.models import build_model, model_class
-from glassformer.models.gpt2 import read_gpt2_dir, write_gpt2_dir
+from glassformer.models.gpt2 import generation_of, read_generation, read_gpt2_dir, write_gpt2_dir
 from glassformer.models.kinds import check_fits
 from glassformer.models.llama import read_hf_dir, write_hf_dir
 from glassformer.sample import sample
@@ -715,6 +715,7 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
         )
     # everything is checked before anything is written
     model, tokenizer, weights = read_gpt2_dir(source) if family == "gpt2" else read_hf_dir(source, family)
+    generation = read_generation(source, model.cfg.vocab_size)  # the ids that end a sample, as generate reads them
     out.mkdir(parents=True, exist_ok=True)
     held = acquire(out)  # no trainer may write here meanwhile
     try:
@@ -726,7 +727,7 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
         )
         config = {
             "about": about,
-            "imported": {"format": family, "from": str(source.resolve()), "weights": weights},
+            "imported": {"format": family, "from": str(source.resolve()), "weights": weights, "generation": generation},
             "model": to_dict(model.cfg),
             "train": to_dict(train),
         }
@@ -761,11 +762,12 @@ def export_checkpoint(run_dir, out, best: bool = False, family: str = "gpt2") ->
                 out=out,
             )
         )
-    model, tokenizer, _ = load_model(run_dir, best=best)
+    model, tokenizer, config = load_model(run_dir, best=best)
+    generation = generation_of(config)  # the ids an imported model ends on, written back
     if family == "gpt2":
-        write_gpt2_dir(model, tokenizer, out)
+        write_gpt2_dir(model, tokenizer, out, generation)
     else:
-        write_hf_dir(model, tokenizer, out)
+        write_hf_dir(model, tokenizer, out, generation)
     return out
 
 

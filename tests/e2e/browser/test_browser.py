@@ -22,7 +22,7 @@ import pytest
 import torch
 from explore_kit import make_explorer
 
-from glassformer.explore.server import Background, open_run
+from glassformer.explore.server import Background, open_run, page_words
 from glassformer.sample import generate_ids
 
 HOW = "apt-get install -y chromium (and pip install playwright, the dev extra) to run the browser tests"
@@ -168,9 +168,10 @@ def test_the_page_end_to_end(browser, tmp_path):
 
         # 中文: every label, the model's own declarations included
         page.click("#lang-zh")
-        wait_until(page, "document.querySelector('#trace th').textContent === '阶段'")
-        assert page.text_content("#next-panel h2") == "下一个词元"
-        assert page.locator("#stage option:checked").text_content() == "注意力权重"
+        wait_until(page, "/[\\u4e00-\\u9fff]/.test(document.querySelector('#trace th').textContent)")
+        assert page.text_content("#next-panel h2") == page_words("zh")["next.title"]
+        last = ex.info()["stages"][-1]  # the model's own declaration of its last stage, in Chinese
+        assert page.locator("#stage option:checked").text_content() == last["zh"]["stage"] != last["en"]["stage"]
         page.wait_for_timeout(200)
         shots(tmp_path, page, "explore-zh.png")
         page.close()
@@ -191,7 +192,7 @@ def test_the_regressor_page(browser, tmp_path):
         page.fill("#text", "0 1 0 -1")
         wait_until(page, "document.querySelectorAll('#tokens .tok').length === 4")
         page.fill("#text", "0 one")
-        wait_until(page, "document.querySelector('#message').textContent.includes('reads numbers')")
+        wait_until(page, "document.querySelector('#message').textContent.includes(\"'0 one'\")")  # names the text
         page.close()
     assert errors == [] and all(u.startswith(url) for u in requests)
 
@@ -211,7 +212,7 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
     them (the tofu boxes of a missing glyph)."""
     from explore_kit import explorer_on
 
-    from glassformer.messages import speaking, t
+    from glassformer.messages import translated
 
     poem = "春眠不觉晓，处处闻啼鸟。"
     ex = explorer_on(poem)
@@ -221,11 +222,10 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
         wait_until(
             page, "[...document.fonts].some((f) => f.family.includes('Glassformer CJK') && f.status === 'loaded')"
         )
-        with speaking("zh"):
-            assert page.inner_text("#input-panel h2") == t("Your text")
-            assert t(
-                "preset {preset} ({kind}), random weights, seed {seed}", preset="p", kind="gpt", seed=0
-            ) in page.inner_text("#model-line")
+        assert page.inner_text("#input-panel h2") == page_words("zh")["input.title"]
+        source, fields = ex.source  # the explorer's own name for its model, said in Chinese
+        assert fields == {"preset": "p", "kind": "gpt", "seed": 0}
+        assert translated(source, "zh").format(**fields) in page.inner_text("#model-line")
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
         assert page.input_value("#text") == poem  # a Chinese model opens on Chinese
         served = page.evaluate(GLYPHS, ["春眠", '"Glassformer CJK"'])

@@ -107,7 +107,8 @@ def test_the_causal_panel(browser):  # noqa: F811
         # 中文: the panel's words from the catalogue
         page.fill("#corrupt", CORRUPT)
         page.click("#lang-zh")
-        wait_until(page, "document.querySelector('#causal-panel h2').textContent.includes('激活修补') && "
-                         "document.querySelector('#causal-status').textContent.includes('答案')")  # fmt: skip
+        title = page_words("zh")["causal.title"]  # the server's own words for the page, in Chinese
+        wait_until(page, f"document.querySelector('#causal-panel h2').textContent.includes({title!r}) && "
+                         "/[\\u4e00-\\u9fff]/.test(document.querySelector('#causal-status').textContent)")  # fmt: skip
         assert not errors, errors
         assert all(r.startswith(url) for r in requests)

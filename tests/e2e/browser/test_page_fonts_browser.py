@@ -9,13 +9,14 @@ heading)."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
 import pytest
 import torch
 from explore_kit import explorer_on, tiny_model
-from helpers import ROOT
+from helpers import ROOT, said
 from test_browser import Background, browser, open_page, wait_until  # noqa: F401 (browser: the fixture)
 
 from glassformer.fonts import FAMILY, MONO, SANS
@@ -23,7 +24,7 @@ from glassformer.inspect.attention_view import attention_html
 from glassformer.inspect.causal_views import Grid, grid_html
 from glassformer.lab import attention_steps
 from glassformer.lab.report import text, write_index
-from glassformer.messages import speaking, t
+from glassformer.messages import speaking, translated
 from glassformer.text import CharTokenizer
 
 POEM = "春眠不觉晓，处处闻啼鸟。"
@@ -73,6 +74,17 @@ def two_hanzi(text: str) -> tuple[str, str]:
     return found[0], found[1]
 
 
+def spoken(heard, lang: str) -> dict[str, dict]:
+    """Each sentence said (helpers.said), as a reader of `lang` sees it -> its fields."""
+    return {translated(m, lang).format(**f): f for m, f in heard}
+
+
+def template(heard, lang: str, *names: str) -> str:
+    """The sentence said with these fields left for the page's script to fill ({step}), in `lang`."""
+    [(message, fields)] = [(m, f) for m, f in heard if f == {n: "{" + n + "}" for n in names}]
+    return translated(message, lang).format(**fields)
+
+
 def html_lang_of(lang: str) -> str:
     return "zh-CN" if lang == "zh" else "en"
 
@@ -82,15 +94,14 @@ def test_attention_html_draws_chinese_with_the_embedded_font_and_speaks_lang(bro
     tok = CharTokenizer.from_text(POEM)
     model = tiny_model("gpt", vocab_size=tok.vocab_size)
     ids = torch.tensor([tok.encode(POEM)])  # (1, T)
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         path = attention_html(model, ids, list(POEM), tmp_path / "attention.html")
-        heading = t("Attention: where each token looks")
     page = open_file(browser, path)
     assert page.evaluate("document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
-    assert page.inner_text("h2") == heading
+    assert spoken(heard, lang)[page.inner_text("h2")] == {}  # the catalogue's heading, in --lang
     assert_draws_hanzi(page, "#q div")  # a token column: 春
-    if lang == "zh":
-        assert_draws_hanzi(page, "h2", "注", "意")  # the page's own words, Chinese under --lang zh
+    if lang == "zh":  # the page's own words, Chinese under --lang zh
+        assert_draws_hanzi(page, "h2", *two_hanzi(page.inner_text("h2")))
     assert "http" not in path.read_text(encoding="utf-8")  # offline: the font is inside, no URL
     page.close()
 
@@ -99,7 +110,7 @@ def test_attention_html_draws_chinese_with_the_embedded_font_and_speaks_lang(bro
 def test_a_causal_views_page_draws_chinese_with_the_embedded_font(browser, tmp_path, lang):  # noqa: F811
     with speaking(lang):
         grid = Grid(
-            t("patching the residual stream, by layer and position (clean = 1, corrupted = 0)") if False else "patch",
+            "patch",
             ["L0", "L1"],
             list("春眠不觉"),
             [[0.1] * 4] * 2,
@@ -144,7 +155,7 @@ def test_the_lab_index_draws_chinese_with_the_embedded_font_and_opens_in_lang(br
     when it opens in Chinese and when an English page is switched to Chinese."""
     (tmp_path / "induction").mkdir()
     shutil.copy(DOCS_LAB / "induction" / "results.json", tmp_path / "induction" / "results.json")
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         _, path = write_index(tmp_path)
     errors: list[str] = []
     page = open_file(browser, path, errors) if lang == "zh" else browser.new_page()
@@ -156,9 +167,8 @@ def test_the_lab_index_draws_chinese_with_the_embedded_font_and_opens_in_lang(br
         page.select_option("#lang", "zh")
         wait_until(page, FONTS_READY)
     assert page.evaluate("[document.documentElement.lang, document.body.className]") == ["zh-CN", "lang-zh"]
-    assert page.inner_text("h1") == text(
-        "zh", "glassformer lab: the tutorials' claims, tested"
-    )  # the English title hidden
+    titles = {text("zh", m, **f) for m, f in heard if not f}  # the index's words, in Chinese
+    assert page.inner_text("h1") in titles and re.search("[\u4e00-\u9fff]", page.inner_text("h1"))  # English hidden
     for where in ("h1 .zh", "td:nth-child(3) .zh", "p.note .zh"):  # the title, a ledger claim, a setup
         assert_draws_hanzi(page, where, *two_hanzi(page.inner_text(where)))
     assert errors == [], errors
@@ -179,23 +189,23 @@ LOG = {  # an attention log (train/record.AttentionLog's file) of a Chinese prob
 def test_the_attention_steps_page_draws_chinese_tokens_and_speaks_lang(browser, tmp_path, lang):  # noqa: F811
     """The attention-across-training page (`train --attention-every`, the lab's attention-steps) of a
     Chinese run: its tokens draw with the font inside it, its words are the catalogue's in --lang."""
-    with speaking(lang):
+    with said() as heard, speaking(lang):
         path = attention_steps.slider_html(LOG, tmp_path / "attention_steps.html")
-        shown = {
-            "h2": t("Attention across training"),
-            "#label": t("step {step}", step=0),
-            "#head option": t("layer {layer} · head {head}", layer=0, head=1),
-        }
-        later = t("step {step}", step=40)
-        entropy = t("mean normalised entropy {value}", value="")
+    shown = {  # the page's script fills in the catalogue's sentences with the step, layer and head
+        "#label": template(heard, lang, "step").format(step=0),
+        "#head option": template(heard, lang, "layer", "head").format(layer=0, head=1),
+    }
+    later = template(heard, lang, "step").format(step=40)
+    entropy = template(heard, lang, "value").format(value="")
     errors: list[str] = []
     page = open_file(browser, path, errors)
     assert page.evaluate("document.documentElement.lang") == html_lang_of(lang)
     assert {where: page.inner_text(where) for where in shown} == shown
+    assert spoken(heard, lang)[page.inner_text("h2")] == {}  # the catalogue's heading
     assert page.inner_text("#ent").startswith(entropy)
     assert_draws_hanzi(page, "#m th:nth-child(2)")  # the column of the first token: 春
     if lang == "zh":
-        assert_draws_hanzi(page, "h2", "训", "练")
+        assert_draws_hanzi(page, "h2", *two_hanzi(page.inner_text("h2")))
     page.fill("#step", "1")
     page.dispatch_event("#step", "input")
     assert page.inner_text("#label") == later

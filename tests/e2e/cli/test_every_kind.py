@@ -7,9 +7,11 @@ import json
 import math
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.config import PRESETS, get_preset
+from glassformer.messages import t
 from glassformer.models import model_class
 
 # just enough to take two steps; long-context presets get a block the seed text can fill
@@ -72,10 +74,12 @@ def test_every_inspection_verb_reads_a_run_of_every_kind(runs, preset, verb, tmp
     prompt = {"regressor": ["--prompt", "0 0.5 1 0.5 0"], "seq2seq": ["--prompt", "一千二百零五"]}.get(
         kind, ["--prompt", "a tiny"]
     )
-    code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
+    with said() as heard:
+        code = main([verb, "--run", str(run), *prompt, "--out", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0
-    assert f"run {run} ({kind})" in out
+    source = [key for key, fields in heard if fields == {"run": str(run), "kind": kind}]  # what was read: run, kind
+    assert source and t(source[0], run=str(run), kind=kind) in out
     written = sorted(p.name for p in tmp_path.iterdir())
     assert written, f"{verb} wrote nothing"
 
@@ -110,9 +114,11 @@ def test_sample_works_where_it_applies_and_says_why_not_elsewhere(runs, capsys):
     assert main(["sample", str(gpt), "--prompt", "a", "--max-new-tokens", "5", "--seed", "1"]) == 0
     assert capsys.readouterr().out.startswith("a")
     _, sine = runs["sine"]
-    assert main(["sample", str(sine)]) == 2
+    with said() as heard:
+        assert main(["sample", str(sine)]) == 2
     err = capsys.readouterr().err
-    assert "regressor model, which reads numbers" in err and f"trace --run {sine}" in err
+    assert heard.of("sample.no_text") == [{"run": str(sine), "kind": "regressor"}]  # it writes no text; trace it
+    assert len(err.splitlines()) == 1 and str(sine) in err
 
 
 def test_train_help_offers_every_preset(capsys):

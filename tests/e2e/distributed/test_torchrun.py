@@ -87,7 +87,13 @@ def test_two_processes_train_as_one_with_their_global_batch(tmp_path):
             job.kill()
             job.communicate()
     assert job.returncode == 0, out[-3000:] + err[-3000:]
-    assert "resuming" in out and out.count("done: 20 steps") == 1  # rank 0 alone prints
+    said = [json.loads((tmp_path / f"said.{rank}.json").read_text(encoding="utf-8")) for rank in (0, 1)]
+    resumed = [s["words"] for s in said[0] if s["fields"] == {"dir": str(tmp_path / "two"), "step": 10}]
+    done = [s["words"] for s in said[0] if s["fields"].keys() == {"steps", "train", "val", "best"}]
+    assert [s["fields"]["steps"] for s in said[0] if s["words"] in done] == [10, 20]  # the job, then its resume
+    assert resumed and all(line in out for line in resumed)  # step 10's checkpoint, resumed
+    assert all(out.count(line) == 1 for line in done)  # rank 0 alone prints ...
+    assert [s["words"] for s in said[1] if s["words"] in done] == done  # ... though rank 1 says the same
 
     one, two = records(tmp_path / "one"), records(tmp_path / "two")
     assert one.keys() == two.keys() and len([k for k in one if k[0] == "log"]) == 20

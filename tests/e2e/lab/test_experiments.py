@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from glassformer.lab import get_experiment
+from glassformer.lab import get_experiment, length, order
 from glassformer.lab.runner import run_experiment
 from glassformer.nn.position import POSITION_SCHEMES
 
@@ -58,7 +58,7 @@ def test_length_has_per_position_losses_for_every_registered_scheme(lab_out):
     assert r["variants"]["sinusoidal"]["reach"] == r["variants"]["none"]["reach"] == T_eval
     for name in POSITION_SCHEMES:  # a scheme registered later (rotary, ALiBi) reaches one or the other
         assert r["variants"][name]["reach"] in (T, T_eval), name
-    assert r["variants"]["learned (spare rows)"]["max_len"] == T_eval
+    assert r["variants"][length.WIDE]["max_len"] == T_eval  # a learned table with rows past T
 
 
 def test_extrapolation_copies_with_every_registered_scheme_and_reads_the_char_model_long(lab_out):
@@ -87,8 +87,14 @@ def test_extrapolation_copies_with_every_registered_scheme_and_reads_the_char_mo
 def test_order_equivariance_holds_for_the_encoder_only(lab_out):
     r = fast("order", lab_out)["results"]
     eq = r["equivariance"]
-    assert eq["encoder, no positions"] < 1e-6
-    assert eq["encoder, learned positions"] > 1e-3 and eq["causal decoder, no positions"] > 1e-3
+    encoder, learned, decoder = order.CASES  # by what they are: ("encoder", no causal mask, positions)
+    assert [order.CASES[k] for k in (encoder, learned, decoder)] == [
+        ("encoder", False, "none"),
+        ("encoder", False, "learned"),
+        ("gpt", True, "none"),
+    ]
+    assert eq[encoder] < 1e-6
+    assert eq[learned] > 1e-3 and eq[decoder] > 1e-3
     assert r["schemes"]["none"]["val_loss"]["mean"] < r["unigram"]  # it learned something
 
 
@@ -141,6 +147,42 @@ def test_ffn_width_zero_removes_the_ffn(lab_out):
     C = 64
     assert w["64"]["params"] - w["0"]["params"] == 2 * (2 * (C * C + C) + 2 * C)  # 2 blocks: fc1, fc2, ln2
     assert r["nonlinearity_at_C"] > 0.1  # an FFN of width C is not a linear map
+
+
+def test_glu_trains_four_ffns_at_equal_parameters(lab_out):
+    record = fast("glu", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["variants"]
+    assert list(v) == ["relu", "gelu", "swiglu", "geglu"]
+    assert v["relu"]["params"] == v["gelu"]["params"] and v["swiglu"]["params"] == v["geglu"]["params"]
+    assert abs(v["swiglu"]["params"] - v["gelu"]["params"]) < 0.01 * v["gelu"]["params"]
+    assert v["gelu"]["d_ff"] == 256 and v["swiglu"]["d_ff"] == 171
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
+def test_gqa_trains_every_h_kv_and_its_cache_shrinks_with_it(lab_out):
+    record = fast("gqa", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["kv_heads"]
+    assert list(v) == ["8", "4", "2", "1"]
+    assert [v[k]["kv_bytes"] for k in v] == [1024, 512, 256, 128]  # 2 layers × (K, V) × H_kv·8 × 4 bytes
+    params = [v[k]["params"] for k in v]
+    assert params == sorted(params, reverse=True) and len(set(params)) == 4  # fewer K, V columns
+    for x in v.values():
+        assert len(x["val_loss"]["values"]) == 1 and x["val_loss"]["mean"] < record["results"]["unigram"]
+
+
+def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(lab_out):
+    record = fast("yarn", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    r = record["results"]
+    assert r["T_eval"] == r["factor"] * r["T"] and list(r["scalings"]) == ["none", "linear", "dynamic", "yarn"]
+    for name, v in r["scalings"].items():
+        per = np.array(v["per_position"])  # (seeds, T_eval)
+        assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name
+        assert v["beyond"]["mean"] == pytest.approx(per[:, r["T"] :].mean()), name
+        assert v["inside"]["mean"] == pytest.approx(per[:, r["T"] // 2 : r["T"]].mean()), name
 
 
 def test_no_ffn_block_adds_nothing():

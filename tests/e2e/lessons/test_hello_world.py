@@ -6,6 +6,7 @@ import math
 
 import pytest
 import torch
+from helpers import said
 from lesson_checks import assert_valid_png
 
 from glassformer.cli import main
@@ -18,8 +19,9 @@ from glassformer.messages import t
 @pytest.fixture(scope="module")
 def lesson(tmp_path_factory):
     lines = []
-    result = hello_world.run(out=tmp_path_factory.mktemp("hello"), fast=True, echo=lines.append)
-    return result, "\n".join(lines)
+    with said() as heard:
+        result = hello_world.run(out=tmp_path_factory.mktemp("hello"), fast=True, echo=lines.append)
+    return result, "\n".join(lines), heard
 
 
 def tutorial_param_count(V=20, C=128, F=512, T=5):
@@ -32,18 +34,16 @@ def test_parameter_counts(lesson):
     assert params["tutorial"] == tutorial_param_count(V=20)
     assert params["ours"] == tutorial_param_count(V=19)  # "you" listed twice: 19 distinct entries
     assert params["tutorial"] != PUBLISHED_PARAM_COUNT
-    said = t(
-        "With the tutorial's {V}-entry vocabulary the same model has "
-        "{theirs} parameters; the tutorial prints {published} (off "
-        "by {diff}). With our {v_ours}-entry vocabulary: {ours}.",
-        V=20,
-        theirs=f"{params['tutorial']:,}",
-        published=f"{PUBLISHED_PARAM_COUNT:,}",
-        diff=f"{params['tutorial'] - PUBLISHED_PARAM_COUNT:+,}",
-        v_ours=19,
-        ours=f"{params['ours']:,}",
-    )
-    assert said in lesson[1]
+    counts = {  # the tutorial's count, what it prints, and ours, in one sentence
+        "V": 20,
+        "theirs": f"{params['tutorial']:,}",
+        "published": f"{PUBLISHED_PARAM_COUNT:,}",
+        "diff": f"{params['tutorial'] - PUBLISHED_PARAM_COUNT:+,}",
+        "v_ours": 19,
+        "ours": f"{params['ours']:,}",
+    }
+    [(sentence, fields)] = [(m, f) for m, f in lesson[2] if f == counts]
+    assert t(sentence, **fields) in lesson[1]
 
 
 def test_tutorial_data_and_vocabulary():
@@ -51,7 +51,7 @@ def test_tutorial_data_and_vocabulary():
     tok = data.tokenizer
     assert tok.vocab_size == 19 and tok.encode("you") == [8]
     assert data.rows.shape == (100, 5)
-    assert tok.decode(data.rows[0]) == "<BOS> hello world <EOS> <PAD>"
+    assert [tok.decode([i]) for i in data.rows[0]] == ["<BOS>", "hello", "world", "<EOS>", "<PAD>"]  # one per id
     assert (data.rows == data.rows[0]).all()
     assert tok.encode("hello there") == [tok.encode("hello")[0], tok.unk_id]
 

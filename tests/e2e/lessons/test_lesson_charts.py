@@ -4,22 +4,32 @@ from a few made-up numbers: no training."""
 
 from __future__ import annotations
 
+import re
 import warnings
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import torch
+from helpers import catalogues, said
 
 import glassformer.inspect
 from glassformer.lessons import fruit, hello_world, seq2seq, sine, tiny
 from glassformer.lessons.common import FitResult, Narrator
 from glassformer.lessons.common import save_png as real_save_png
-from glassformer.messages import NP_
+from glassformer.messages import language, speaking, translated
 from glassformer.train.data import OBSERVED, SEQ_LEN
 from glassformer.train.data import make as make_waves
 
 LANGS = ["en", "zh"]
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def glyphless(caught: list) -> list:
+    """matplotlib's warnings of a character it had no glyph for (drawn as a box): "Glyph 20013 (...) missing..."."""
+    return [w for w in caught if str(w.message).startswith("Glyph")]
 
 
 @pytest.fixture
@@ -31,7 +41,7 @@ def saved(monkeypatch):
         with warnings.catch_warnings(record=True) as caught:  # saving draws every glyph
             warnings.simplefilter("always")
             out = real_save_png(fig, path)
-        assert not [w for w in caught if "missing from" in str(w.message)]  # matplotlib: no glyph for it
+        assert not glyphless(caught)  # matplotlib: no glyph for it
         figs.append(fig)
         return out
 
@@ -52,113 +62,100 @@ def quiet(lang: str) -> Narrator:
 @pytest.mark.parametrize("lang", LANGS)
 def test_fruit_heatmap_and_position_table(lang, saved, tmp_path):
     nar = quiet(lang)
-    fruit.save_heatmap(nar, np.full((3, 3), 1 / 3), tmp_path / "a.png")
-    fruit.save_position_table(nar, np.zeros((6, 4)), tmp_path / "p.png")
+    with said() as heard:
+        fruit.save_heatmap(nar, np.full((3, 3), 1 / 3), tmp_path / "a.png")
+        fruit.save_position_table(nar, np.zeros((6, 4)), tmp_path / "p.png")
     heat, table = (fig.axes[0] for fig in saved)
-    assert (heat.get_xlabel(), heat.get_ylabel()) == (
-        nar.text("key"),
-        nar.text("query"),
-    )
-    assert heat.get_title() == nar.text("softmax(Q·Kᵀ/√{d})", d=2)
-    assert table.get_xlabel() == nar.text("feature (even: sin, odd: cos)")
-    assert table.get_ylabel() == nar.text("position p")
-    assert table.get_title() == nar.text(
-        "sinusoidal PE, {positions} positions × {features} features", positions=6, features=4
-    )
+    assert catalogues([heat.get_xlabel(), heat.get_ylabel(), heat.get_title()], heard, lang) == [{}, {}, {"d": 2}]
+    texts = [table.get_xlabel(), table.get_ylabel(), table.get_title()]
+    assert catalogues(texts, heard, lang) == [{}, {}, {"positions": 6, "features": 4}]
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_hello_world_loss_and_leak(lang, saved, tmp_path):
     nar = quiet(lang)
-    fits = {m: FitResult(train=[2.0, 1.0, 0.5]) for m in ("causal", "none")}
-    leak = hello_world.LeakResult(5, 3, 1.6, 0.5, {}, {m: [1.6, 1.0, 0.2] for m in ("causal", "none")})
-    data = SimpleNamespace(inputs=torch.zeros(1, 3, dtype=torch.long), tokenizer=SimpleNamespace(decode=lambda i: "a"))
-    hello_world.save_figures(nar, tmp_path, fits, {}, data, leak)
+    with said() as heard:
+        hello_world_figures(nar, tmp_path)
     loss, random = (fig.axes[0] for fig in saved)
-    assert (loss.get_xlabel(), loss.get_ylabel()) == (
-        nar.text("epoch"),
-        nar.text("training loss (log scale)"),
-    )
-    assert random.get_xlabel() == nar.text("position t")
-    assert random.get_ylabel() == nar.text("held-out loss on random tokens")
-    assert nar.text("chance ln {symbols}", symbols=5) in legend(random)
+    texts = [loss.get_xlabel(), loss.get_ylabel(), random.get_xlabel(), random.get_ylabel()]
+    assert catalogues(texts, heard, lang) == [{}] * 4
+    assert catalogues(legend(random)[:1], heard, lang) == [{"symbols": 5}]  # chance: ln V, then a line per mask
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_tiny_loss(lang, saved, tmp_path):
     nar = quiet(lang)
-    tiny.save_figures(nar, tmp_path, [3.0, 2.0], None, tiny.CharTokenizer.from_text(tiny.TUTORIAL_000_TEXT))
+    with said() as heard:
+        tiny.save_figures(nar, tmp_path, [3.0, 2.0], None, tiny.CharTokenizer.from_text(tiny.TUTORIAL_000_TEXT))
     (ax,) = saved[0].axes
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (
-        nar.text(NP_("lesson.common.step", "step")),
-        nar.text("training loss of the batch (nats)"),
-    )
+    assert catalogues([ax.get_xlabel(), ax.get_ylabel()], heard, lang) == [{}, {}]
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_seq2seq_loss(lang, saved, tmp_path):
     nar = quiet(lang)
     records = [{"step": s, "train_loss": 2.0 / (s + 1), "val_loss": 2.1 / (s + 1)} for s in range(3)]
-    seq2seq.loss_png(nar, records, 0.4567, tmp_path / "loss.png")
+    with said() as heard:
+        seq2seq.loss_png(nar, records, 0.4567, tmp_path / "loss.png")
     (ax,) = saved[0].axes
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (
-        nar.text(NP_("lesson.common.step", "step")),
-        nar.text("label-smoothed cross-entropy"),
-    )
-    floor = nar.text("label-smoothing floor {floor}", floor="0.457")
-    assert legend(ax) == [nar.text("train loss"), nar.text("val loss"), floor]
+    assert catalogues([ax.get_xlabel(), ax.get_ylabel()], heard, lang) == [{}, {}]
+    assert catalogues(legend(ax), heard, lang) == [{}, {}, {"floor": "0.457"}]  # train, val, the floor
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_sine_schedules_losses_forecasts_and_the_tutorial_task(lang, saved, tmp_path):
     nar = quiet(lang)
     waves = make_waves(4, np.random.default_rng(0))
-    sine.print_schedules(nar, 20, 16, "noam", tmp_path / "lr.png")
-    fit = FitResult(train=[1.0, 0.5], val=[1.1, 0.6], best_epoch=1)
-    sine.loss_png(nar, fit, {"zero": 0.5, "last value": 0.2}, tmp_path / "loss.png")
-    sine.forecast_png(nar, waves, np.zeros((4, SEQ_LEN - OBSERVED)), tmp_path / "forecasts.png")
-    sine.tutorial_png(nar, waves, np.zeros(SEQ_LEN), np.random.default_rng(1), tmp_path / "task.png")
+    with said() as heard:
+        sine.print_schedules(nar, 20, 16, "noam", tmp_path / "lr.png")
+        fit = FitResult(train=[1.0, 0.5], val=[1.1, 0.6], best_epoch=1)
+        sine.loss_png(nar, fit, {"zero": 0.5, "last value": 0.2}, tmp_path / "loss.png")
+        sine.forecast_png(nar, waves, np.zeros((4, SEQ_LEN - OBSERVED)), tmp_path / "forecasts.png")
+        sine.tutorial_png(nar, waves, np.zeros(SEQ_LEN), np.random.default_rng(1), tmp_path / "task.png")
     schedules, losses, forecasts, task = saved
     lr = schedules.axes[0]
-    assert (lr.get_xlabel(), lr.get_ylabel()) == (
-        nar.text("optimizer step"),
-        nar.text("learning rate (log scale)"),
-    )
-    assert nar.text("{name} (this run)", name="noam") in legend(lr)
+    assert catalogues([lr.get_xlabel(), lr.get_ylabel()], heard, lang) == [{}, {}]
+    this_run = [text for text in legend(lr) if "noam" in text]
+    assert catalogues(this_run, heard, lang) == [{"name": "noam"}]  # the schedule this run uses is marked
     ax = losses.axes[0]
-    assert (ax.get_xlabel(), ax.get_ylabel()) == (nar.text("epoch"), nar.text("MSE (log scale)"))
-    assert legend(ax) == [
-        nar.text("train MSE (all prefixes)"),
-        nar.text("val MSE (forecast from {observed})", observed=OBSERVED),
-        nar.text("baseline: zero"),
-        nar.text("baseline: last value"),
-        nar.text("kept (best val)"),
-    ]
+    assert catalogues([ax.get_xlabel(), ax.get_ylabel()], heard, lang) == [{}, {}]
+    with speaking(lang):
+        assert ax.get_xlabel() == hello_world_epoch(tmp_path)  # one word for an epoch in both lessons
+    kinds = catalogues(legend(ax), heard, lang)  # train, val, the two baselines, the kept epoch
+    assert kinds == [{}, {"observed": OBSERVED}, {}, {}, {}]
     first = forecasts.axes[0]
-    assert first.get_title() == nar.text("val #{k}: freq {freq}", k=0, freq=f"{waves.freq[0]:.2f}")
-    assert legend(first) == [
-        nar.text(k)
-        for k in (
-            "observed",
-            "truth",
-            "forecast",
-            "last value",
-        )
-    ]
-    assert legend(task.axes[0]) == [
-        nar.text("truth (freq {freq})", freq=f"{waves.freq[0]:.2f}"),
-        nar.text("model"),
-        nar.text("E[y | x] (best possible)"),
-    ]
+    assert catalogues([first.get_title()], heard, lang) == [{"k": 0, "freq": f"{waves.freq[0]:.2f}"}]
+    assert catalogues(legend(first), heard, lang) == [{}] * 4  # observed, truth, forecast, last value
+    truth, *rest = catalogues(legend(task.axes[0]), heard, lang)
+    assert truth == {"freq": f"{waves.freq[0]:.2f}"} and rest == [{}, {}]  # the model, E[y | x]
 
 
-def test_the_chinese_words_are_not_the_english_ones():
-    """The zh charts above really are Chinese: a key that fell back to English would pass them."""
-    en, zh = quiet("en"), quiet("zh")
-    for key in (
-        "key",
-        "training loss (log scale)",
-        "kept (best val)",
-        "training loss of the batch (nats)",
-    ):
-        assert en.text(key) != zh.text(key)
+def hello_world_figures(nar: Narrator, tmp_path) -> None:
+    """hello_world's charts drawn from made-up numbers: 3 epochs, a leak probe over 5 symbols."""
+    fits = {m: FitResult(train=[2.0, 1.0, 0.5]) for m in ("causal", "none")}
+    leak = hello_world.LeakResult(5, 3, 1.6, 0.5, {}, {m: [1.6, 1.0, 0.2] for m in ("causal", "none")})
+    data = SimpleNamespace(inputs=torch.zeros(1, 3, dtype=torch.long), tokenizer=SimpleNamespace(decode=lambda i: "a"))
+    hello_world.save_figures(nar, tmp_path, fits, {}, data, leak)
+
+
+def hello_world_epoch(tmp_path) -> str:
+    """The x label of hello_world's loss chart, in the current language."""
+    figs: list = []
+    real = hello_world.save_png
+    hello_world.save_png = lambda fig, path: figs.append(fig)
+    try:
+        hello_world_figures(quiet(language()), tmp_path)
+    finally:
+        hello_world.save_png = real
+    return figs[0].axes[0].get_xlabel()
+
+
+def test_the_chinese_words_are_not_the_english_ones(saved, tmp_path):
+    """The zh charts above really are Chinese: a sentence that fell back to English would pass them."""
+    with said() as heard:
+        tiny.save_figures(quiet("zh"), tmp_path, [3.0, 2.0], None, tiny.CharTokenizer.from_text(tiny.TUTORIAL_000_TEXT))
+    (ax,) = saved[0].axes
+    assert len(heard) >= 2
+    for message, fields in heard:
+        assert translated(message, "en").format(**fields) != translated(message, "zh").format(**fields)
+    assert all(CJK.search(text) for text in (ax.get_xlabel(), ax.get_ylabel()))

@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
+
 import pytest
+from helpers import said
 from lesson_checks import assert_valid_png
 
 from glassformer.cli import main
 from glassformer.lab import experiments
 from glassformer.lab.runner import run_experiment
 from glassformer.lessons import tiny
+from glassformer.lessons.common import Narrator
 from glassformer.lessons.tiny import PUBLISHED_000_PARAMS, TUTORIAL_000_TEXT
-from glassformer.messages import speaking, t
+from glassformer.models import build_model
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +46,8 @@ def test_tokenizer_matches_the_tutorials_recipe(lesson):
     chars = sorted(set(TUTORIAL_000_TEXT))  # the tutorial's stoi, rebuilt independently
     assert r["vocab_size"] == len(chars) == 16
     assert r["ids"][:20] == [chars.index(c) for c in TUTORIAL_000_TEXT[:20]]
-    assert f"ids[:20] = {r['ids'][:20]}" in text and "vocab_size: 16" in text
+    shown = dict(line.strip().partition(": ")[::2] for line in text.splitlines())  # the tutorial's printout
+    assert f"ids[:20] = {r['ids'][:20]}" in text and shown["vocab_size"] == "16"
 
 
 def test_parameter_count_is_counted_not_copied(lesson):
@@ -74,7 +80,7 @@ def test_every_claim_links_to_a_lab_experiment_and_shows_a_verdict_at_hand(lesso
     rows = {r["experiment"]: r for r in lesson[0]["claims"]}
     assert rows["mask-fill"]["level"] == "holds"  # read from the lab folder's results.json
     assert rows["order"]["level"] is None  # not run there: no verdict invented
-    assert "glassformer lab run order" in lesson[1]
+    assert ["glassformer", "lab", "run", "order"] in commands(lesson[1])  # how to get the verdict, and none shown
 
 
 def test_files_are_valid_pngs(lesson):
@@ -84,8 +90,8 @@ def test_files_are_valid_pngs(lesson):
 
 
 def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
-    assert (
-        main(
+    with said() as heard:
+        code = main(
             [
                 "lesson",
                 "tiny",
@@ -100,19 +106,19 @@ def test_cli_in_chinese_without_lab_results(tmp_path, capsys):
                 "1",
             ]
         )
-        == 0
-    )
+    assert code == 0
     out = capsys.readouterr().out
-    with speaking("zh"):
-        assert (
-            t("3. Parameters, counted from the model (formula beside each part)") in out
-            and t(
-                "No lab results found in {lab}: run `glassformer lab run "
-                "NAME --out {lab}` (or pass --lab DIR) to see the verdicts "
-                "here.",
-                lab="docs/lab",
-            )
-            in out
-        )
-    assert "glassformer lab run scaling" in out
-    assert "合计" in out and "每个词元一个 C 维向量" in out  # the parameter table in Chinese too
+    titles = [line for line in out.splitlines() if line.startswith("== ") and line.endswith(" ==")]
+    assert len(titles) >= 6 and all(re.search("[\u4e00-\u9fff]", title) for title in titles)  # sections in Chinese
+    assert heard.carrying(lab="docs/lab")  # no lab results: where they would be, how to make them
+    assert ["glassformer", "lab", "run", "scaling"] in commands(out)
+    lines = []  # the parameter table in Chinese too, as the lesson counts it
+    model = build_model(dataclasses.replace(tiny.PRESET.model, vocab_size=16, mha_style="heads"))
+    tiny.count_parameters(Narrator("zh", echo=lines.append), model)
+    table = lines[1:-2]  # between the section's title and the two sentences after it
+    assert len(table) > 5 and all(line in out for line in table) and re.search("[\u4e00-\u9fff]", "".join(table))
+
+
+def commands(text: str) -> list[list[str]]:
+    """The lines of `text` that are a command (glassformer ...), as its words."""
+    return [line.split() for line in text.splitlines() if line.split()[:1] == ["glassformer"]]

@@ -27,14 +27,25 @@ def read(path):
 
 def assigned(source: str) -> list[str]:
     """The names a cell assigns at its top level, in order."""
-    return [t.id for node in ast.parse(source).body if isinstance(node, ast.Assign)
-            for t in node.targets if isinstance(t, ast.Name)]
+    return [
+        t.id
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name)
+    ]
 
 
 def test_there_are_seven_notebooks_in_two_languages():
-    assert [p.name for p in ENGLISH] == ["01_attention_by_hand.ipynb", "02_char_gpt.ipynb",
-                                         "03_inside_the_model.ipynb", "04_sine_transformer.ipynb",
-                                         "05_lab.ipynb", "06_exercises.ipynb", "07_causal.ipynb"]
+    assert [p.name for p in ENGLISH] == [
+        "01_attention_by_hand.ipynb",
+        "02_char_gpt.ipynb",
+        "03_inside_the_model.ipynb",
+        "04_sine_transformer.ipynb",
+        "05_lab.ipynb",
+        "06_exercises.ipynb",
+        "07_causal.ipynb",
+    ]
     assert sorted(PATHS) == sorted(ENGLISH + [chinese_twin(p) for p in ENGLISH])
 
 
@@ -52,7 +63,9 @@ def test_committed_without_outputs(path):
 def test_settings_come_first_in_one_parameters_cell(path):
     nb = read(path)
     at = parameters_cell(nb)
-    assert at == min(i for i, c in enumerate(nb.cells) if c.cell_type == "code"), "parameters must be the first code cell"
+    assert at == min(i for i, c in enumerate(nb.cells) if c.cell_type == "code"), (
+        "parameters must be the first code cell"
+    )
     names = assigned(nb.cells[at].source)
     assert names[0] == "FAST" and "OUT_DIR" in names and "THREADS" in names
     for cell in nb.cells:

@@ -2,7 +2,7 @@
 the hints, the note on each known mistake) is written once, in EXERCISE's words below.
 
 glassformer does both inside MultiHeadAttention (nn/attention.py), so that is the reference:
-split = MultiHeadAttention.split_qkv with an identity projection (its queries are x, split);
+split = MultiHeadAttention's queries (its `attn.q` hook point) with an identity projection (x, split);
 merge = the module's own merge line, reached by replacing its `attn.z` hook point with the
 case's z and making the output projection the identity. The NumPy twin is numpy_ref's
 split_heads, and merge as its exact inverse (scattering each entry back where split took it).
@@ -60,7 +60,9 @@ class _Attention(HookedModel):
 
 
 def split_reference(x, n_heads):
-    return (_Attention(x.size(-1), n_heads).attn.split_qkv(x)[0],)  # (B, H, T, D)
+    seen: dict[str, torch.Tensor] = {}  # the queries as the hook point sees them, gradient kept
+    _Attention(x.size(-1), n_heads).run_with_hooks(x, hooks={"attn.q": lambda q, name: seen.setdefault(name, q)})
+    return (seen["attn.q"],)  # (B, H, T, D)
 
 
 def merge_reference(z):

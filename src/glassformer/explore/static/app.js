@@ -4,7 +4,7 @@
 const S = {
   info: null, data: null, tokens: [], ids: [], useIds: false,  // after generation the page sends ids
   view: {layer: 0, head: 0, stage: null}, token: null, hover: null, matrix: null, geo: null,
-  ablate: [], session: null, generating: false, stop: false, status: null, traceKey: null, seq: {},
+  ablate: [], ropePair: 0, rope: null, session: null, generating: false, stop: false, status: null, traceKey: null, seq: {},
 };
 
 // ---------------------------------------------------------------- talking to the server
@@ -54,6 +54,7 @@ async function analyze() {
     renderLens(r.lens, r.tokens, S.info);
     if (S.traceKey !== `${r.tokens.length} ${LANG}`) traceTable(`${r.tokens.length} ${LANG}`);
     if (S.token !== null) await vectors(); else renderVectors(null, r.tokens);
+    await rope();
   } catch (e) { showError(e); }
 }
 
@@ -93,6 +94,14 @@ async function vectors() {
   } catch (e) { showError(e); }
 }
 
+async function rope() {  // the RoPE view of the chosen layer and head (models with rotary positions only)
+  if (!S.info.rope) return;
+  try {
+    const r = await api("rope", {...input(), layer: S.view.layer, head: S.view.head});
+    if (r) { S.rope = r; renderRope(r, S.ropePair); }
+  } catch (e) { showError(e); }
+}
+
 async function nextTokens() {
   if (!S.info.samples) return;
   try {
@@ -107,7 +116,7 @@ function chooseToken(i) {
   S.token = i; drawMatrixNow(); vectors();
   renderStream(S.data.stream, S.tokens, S.token);
 }
-function selectHead(l, h) { S.view.layer = l; S.view.head = h; attention(false).then(vectors); }
+function selectHead(l, h) { S.view.layer = l; S.view.head = h; attention(false).then(vectors).then(rope); }
 function toggleAblate(key) {
   S.ablate = S.ablate.includes(key) ? S.ablate.filter((k) => k !== key) : [...S.ablate, key];
   S.session = null; analyze();
@@ -155,6 +164,7 @@ function wire() {
   $("top-k").addEventListener("input", () => { S.session = null; nextTokens(); });
   $("layer").onchange = () => selectHead(+$("layer").value, S.view.head);
   $("head").onchange = () => selectHead(S.view.layer, +$("head").value);
+  $("rope-pair").onchange = () => { S.ropePair = +$("rope-pair").value; if (S.rope) renderRope(S.rope, S.ropePair); };
   $("stage").onchange = () => { S.view.stage = $("stage").value; attention(true); };
   $("matrix").addEventListener("mousemove", (e) => {
     const hit = S.geo && cellAt(S.geo, e);
@@ -193,6 +203,7 @@ async function start() {
   S.view.stage = (S.info.stages.at(-1) || {}).stage;  // the last matrix a layer makes: its weights
   $("next-panel").hidden = !S.info.samples;
   $("prediction-panel").hidden = S.info.inputs !== "numbers";
+  $("rope-panel").hidden = !S.info.rope;
   if (S.info.inputs === "numbers") {  // a regressor: numbers in, numbers out
     document.querySelector("[data-t='lens.help']").dataset.t = "lens.help_numbers";
     document.querySelector("[data-t='input.help']").dataset.t = "input.help_numbers";

@@ -93,7 +93,19 @@ function renderGrid(grid, view, ablated, handlers) {
   for (let l = 0; l < grid.layers; l++) {
     const row = el("div", "grid-row");
     row.appendChild(el("span", "grid-label", t("attn.layer_n", {n: l})));
+    // grouped-query attention: the query heads that share one key-value head sit in one labelled box
+    const g = grid.groups ? grid.groups[l] : 1, boxes = {};
     for (let h = 0; h < grid.heads; h++) {
+      let parent = row;
+      if (g > 1) {
+        const kv = grid.kv_head[l][h];
+        if (!boxes[kv]) {
+          boxes[kv] = el("div", "kv-group"); boxes[kv].dataset.kv = kv;
+          boxes[kv].appendChild(el("span", "kv-label", t("attn.kv_group", {kv, first: kv * g, last: kv * g + g - 1})));
+          row.appendChild(boxes[kv]);
+        }
+        parent = boxes[kv];
+      }
       const key = `${l}-${h}`, cell = el("div", "thumb");
       cell.dataset.layer = l; cell.dataset.head = h;
       cell.classList.toggle("selected", l === view.layer && h === view.head);
@@ -106,7 +118,7 @@ function renderGrid(grid, view, ablated, handlers) {
       zero.classList.toggle("on", ablated.includes(key));
       zero.onclick = () => handlers.ablate(key);
       cell.appendChild(canvas); cell.appendChild(el("span", "thumb-label", `h${h}`)); cell.appendChild(zero);
-      row.appendChild(cell);
+      parent.appendChild(cell);
     }
     box.appendChild(row);
   }
@@ -132,6 +144,44 @@ function renderVectors(vec, tokens) {
     row.appendChild(el("span", "vec-means", v.means));
     box.appendChild(row);
   }
+}
+
+// The RoPE view of one pair i: each position's q and k before and after the turn by p·θ_i, as a table
+// and as arrows from 0 (q before grey, q after blue, k after orange), labelled by position.
+function renderRope(r, pair) {
+  const i = Math.min(pair, r.theta.length - 1), [a, b] = r.features[i];
+  fillSelect($("rope-pair"), r.theta.map((th, j) => [j, t("rope.pair_n", {i: j, a: r.features[j][0],
+    b: r.features[j][1], theta: th.toPrecision(3)})]), i);
+  $("rope-of").textContent = t("rope.of", {l: r.layer, h: r.head, kv: r.kv_head, a, b});
+  const fmt = (p) => `(${p[0].toFixed(3)}, ${p[1].toFixed(3)})`;
+  const table = $("rope-table"); table.textContent = "";
+  const head = table.insertRow();
+  for (const key of ["rope.position", "rope.token", "rope.angle", "rope.q_before", "rope.q_after", "rope.k_before",
+                     "rope.k_after"]) head.appendChild(el("th", "", t(key)));
+  r.positions.forEach((p, n) => {
+    const row = table.insertRow();
+    [p, r.tokens[n] || "", r.angles[n][i].toFixed(4), fmt(r.q.before[n][i]), fmt(r.q.after[n][i]),
+     fmt(r.k.before[n][i]), fmt(r.k.after[n][i])].forEach((c) => { row.insertCell().textContent = c; });
+  });
+  const svg = $("rope-plot"); svg.textContent = "";
+  const W = +svg.getAttribute("width"), c = W / 2;
+  const all = [r.q, r.k].flatMap((v) => [...v.before, ...v.after]).map((pts) => Math.hypot(...pts[i]));
+  const s = (c - 16) / Math.max(1e-9, ...all);
+  svg.appendChild(svgEl("line", {x1: 0, y1: c, x2: W, y2: c, stroke: "#ddd"}));
+  svg.appendChild(svgEl("line", {x1: c, y1: 0, x2: c, y2: W, stroke: "#ddd"}));
+  const arrow = (pt, color, dash, label) => {
+    const x = c + s * pt[0], y = c - s * pt[1];
+    svg.appendChild(svgEl("line", {x1: c, y1: c, x2: x, y2: y, stroke: color, "stroke-dasharray": dash || "",
+                                   class: "rope-arrow"}));
+    if (label !== undefined) {
+      const txt = svgEl("text", {x, y, "font-size": 10, fill: color}); txt.textContent = label; svg.appendChild(txt);
+    }
+  };
+  r.positions.forEach((p, n) => {
+    arrow(r.q.before[n][i], "#aaa", "3 2");
+    arrow(r.q.after[n][i], "#1f6fb2", "", p);
+    arrow(r.k.after[n][i], "#e67e22", "", p);
+  });
 }
 
 function pointLabel(info, name) {

@@ -263,3 +263,12 @@ def test_a_cache_of_another_depth_is_refused_not_run_on_fewer_blocks():
     model, shallow = GPT(BASE).eval(), GPT(replace(BASE, n_layers=1))
     with torch.no_grad(), pytest.raises(ValueError):
         model(torch.tensor([[1, 2]]), cache=shallow.new_cache(1))
+
+
+@pytest.mark.parametrize("ffn", ["swiglu", "geglu"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_gated_feed_forward_has_biases_exactly_when_the_config_asks(ffn, bias):
+    from glassformer.models.gpt import feed_forward
+
+    ff = feed_forward(ModelConfig(vocab_size=11, max_len=8, d_model=8, n_heads=2, n_layers=1, ffn=ffn, bias=bias))
+    assert ff.bias == bias and [m.bias is not None for m in (ff.gate, ff.up, ff.down)] == [bias] * 3

@@ -3,7 +3,14 @@
 import pytest
 import torch
 
-from glassformer.causal.detectors import AblationCheck, half_losses, head_scores, pattern, repeated_tokens
+from glassformer.causal.detectors import (
+    AblationCheck,
+    half_losses,
+    head_scores,
+    pattern,
+    reference_scores,
+    repeated_tokens,
+)
 from glassformer.config import ModelConfig
 from glassformer.errors import Unsupported, UsageError
 from glassformer.models.kinds import build_model
@@ -70,3 +77,13 @@ def test_fused_attention_is_refused():
     with pytest.raises(Unsupported) as e:
         head_scores(model, repeated_tokens(20, 4), "induction")
     assert e.value.code == "causal.fused"
+
+
+def test_reference_scores_are_an_even_and_a_perfect_heads_worked_by_hand():
+    """On 1 2 1 2 the previous-token cells are (1, 0), (2, 1), (3, 2). A head even over the keys it
+    may see puts 1/2, 1/3, 1/4 of rows 1..3 on them: chance (1/2 + 1/3 + 1/4) / 4 = 13/48; a perfect
+    head puts rows 1..3 whole on them and row 0 (no cell) evenly: 3/4. Without the causal mask
+    every row is even over all four keys: chance 3/16, perfect 3/4 again."""
+    tokens = torch.tensor([[1, 2, 1, 2]])
+    assert reference_scores(tokens, "previous_token") == pytest.approx((13 / 48, 3 / 4), abs=1e-12)
+    assert reference_scores(tokens, "previous_token", causal=False) == pytest.approx((3 / 16, 3 / 4), abs=1e-12)

@@ -441,3 +441,32 @@ def test_machine_json_is_json_even_when_a_figure_is_not_finite(no_peaks):
     with pytest.raises(DamagedFile) as e:
         devices.checked_peak(entry, 1)
     assert e.value.code == "bench.peak.impossible" and e.value.fields["name"] == "bandwidth"
+
+
+@pytest.mark.parametrize("held, found", [([1, 2], "list"), ("fast", "str"), (3.5, "float"), (None, "NoneType")])
+def test_a_machine_json_that_holds_no_object_names_what_it_holds(no_peaks, monkeypatch, held, found):
+    monkeypatch.setattr(devices, "_SAID", set())
+    (no_peaks / "machine.json").write_text(json.dumps(held))
+    with said() as heard:
+        assert devices._read_peaks(no_peaks / "machine.json", "ignored {path}: {problem}") == {}
+    assert heard.of("it holds a JSON {found}, not the object of measurements glassformer writes.") == [{"found": found}]
+    assert [line["path"] for line in heard.of("ignored {path}: {problem}")] == [no_peaks / "machine.json"]
+
+
+def test_the_quick_probe_is_kept_per_device_and_thread_count(no_peaks, monkeypatch):
+    """One probe per (device, threads) in a process: another thread count or device is probed
+    afresh, never served the first one's figures."""
+    calls = []
+
+    def probe(device, **kw):
+        calls.append((device, torch.get_num_threads()))
+        return MachinePeak(device, torch.get_num_threads(), 1e9, 1e9, 1e9)
+
+    monkeypatch.setattr(devices, "measure_machine", probe)
+    with devices.using_threads(1):
+        one = devices.machine_peak("cpu")[0]
+        assert devices.machine_peak("cpu")[0] is one
+    with devices.using_threads(2):
+        two = devices.machine_peak("cpu")[0]
+        other = devices.machine_peak("meta")[0]
+    assert calls == [("cpu", 1), ("cpu", 2), ("meta", 2)] and (one.threads, two.threads, other.device) == (1, 2, "meta")

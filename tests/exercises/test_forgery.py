@@ -174,6 +174,11 @@ def result(**changes) -> dict:
         ),
         (result(calls=[{"outputs": {"kind": "scalar", "value": 1}, "grads": [], "grad_note": None}] * 2), "gradients"),
         (result(import_error={"type": "E", "message": "m", "where": None}, calls=[]), ""),
+        (result(calls=[{"missing": True}] * 2, missing=["softmax", "softmax"]), ""),
+        (result(calls=[{"error": {"type": "E", "message": "m", "where": None}, "todo": True}] * 2), ""),
+        (result(calls=[{"error": {"type": "E", "message": 5, "where": None}, "todo": True}] * 2), "not an error"),
+        (result(calls=[{"error": {"type": "E", "message": "m", "where": None}, "todo": "yes"}] * 2), "not an error"),
+        (result(calls=[{"error": {"type": "E", "message": "m", "where": None}}] * 2), "not a call's result"),
         (["not", "a", "dict"], "not the fields of a result"),
     ],
 )

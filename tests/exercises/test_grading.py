@@ -10,7 +10,15 @@ import torch
 from helpers import en, said
 
 from glassformer.exercises import catalog, grading
-from glassformer.exercises.grading.comparing import CaseResult, Problem, first_problem, prepare, twin_directional
+from glassformer.exercises.grading.comparing import (
+    CaseResult,
+    Problem,
+    _grade_grads,
+    first_problem,
+    path_name,
+    prepare,
+    twin_directional,
+)
 from glassformer.exercises.grading.diagnosing import COMMON_ERROR_HINTS, WHY
 from glassformer.exercises.grading.report import GRAD_NOTES, GRAD_PROBLEMS, PROBLEMS, _problem_lines, fmt_number
 from glassformer.exercises.grading.scanning import scan
@@ -384,3 +392,29 @@ def test_the_scan_looks_below_an_attribute_of_a_call(tmp_path):
     path.write_text("import torch.nn.functional as F\ndef softmax(x, dim=-1):\n    return F.softmax(x, dim).clone()\n")
     found = [(o.line, o.name) for o in scan(path, catalog.get("softmax").forbidden)]
     assert found == [(3, "F.softmax")]
+
+
+def test_an_input_that_gets_no_gradient_is_named_as_unused():
+    """A graded input the learner's outputs do not depend on gets None from autograd: the problem
+    is a missing gradient noted "unused", for that input, and the report words the note."""
+    ex, prep = catalog.get("layer_norm"), prepare("layer_norm")
+    case = prep.cases[0]
+    assert len(case.grad) >= 2
+    grads = [prep.ref_grads[0][0], None, *prep.ref_grads[0][2:]]
+    problem, name = _grade_grads(ex, prep, 0, case, {"grads": grads, "grad_note": None})
+    assert (problem.what, problem.yours, name) == ("grad_missing", "unused", path_name(ex, case, case.grad[1]))
+    res = CaseResult(0, False, problem, stage="grad", where=name)
+    note = en("this input does not influence your outputs")
+    assert _problem_lines(res, ("y",), 1e-6) == [en("no gradient for {where}: {note}", where=name, note=note)]
+
+
+def test_a_gradient_off_the_twins_slope_shows_both_slopes_to_ten_digits():
+    slope = CaseResult(0, False, Problem("twin_slope", yours=0.125, ref=-1 / 3), stage="grad", where="x")
+    assert _problem_lines(slope, ("y",), 1e-6) == [
+        en(
+            "gradients of {where} along a random direction: yours {yours}, the NumPy twin's finite difference {ref}",
+            where="x",
+            yours="0.125",
+            ref="-0.3333333333",
+        )
+    ]

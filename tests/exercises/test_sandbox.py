@@ -8,10 +8,13 @@ are skipped with the reason, and the report's warning is what is tested."""
 from __future__ import annotations
 
 import errno
+import io
+import json
 import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -418,3 +421,102 @@ def test_the_fused_attentions_kernels_are_refused_by_the_softmax_rules_name():
         assert set(sandbox.aten_names(kernel)) & set(softmax) == {"scaled_dot_product_attention"}, kernel
     assert not set(sandbox.aten_names("bmm")) & set(softmax)
     assert "_safe_softmax" in sandbox.aten_names("_safe_softmax") and "_safe_softmax" in softmax
+
+
+def test_the_workers_environment_asks_for_one_thread_each():
+    env = sandbox.worker_env(Path("/tmp/scratch"), "round")
+    assert (env["OMP_NUM_THREADS"], env["MKL_NUM_THREADS"], env[sandbox.TOKEN]) == ("1", "1", "round")
+
+
+def test_a_worker_never_holds_the_graders_exit():
+    """The threads that read a worker and watch what it writes are daemons: a worker started
+    ahead (prestart) and never used ends with the grader's process (atexit), which a thread that
+    Python waits for at exit, before atexit runs, would keep waiting for ever."""
+    before = set(threading.enumerate())
+    worker = sandbox.Worker()
+    try:
+        started = set(threading.enumerate()) - before
+        assert len(started) == 2 and all(thread.daemon for thread in started)
+    finally:
+        worker.close()
+
+
+@pytest.mark.parametrize("error", [ProcessLookupError, PermissionError])
+def test_a_supervisor_gone_or_not_ours_to_signal_is_still_waited_for_and_swept(monkeypatch, error):
+    """terminate() on a supervisor that has just ended, or that this process may not signal, is
+    no failure: the grader still waits for it and sweeps the round's processes."""
+    calls = []
+
+    class Supervisor:
+        pid = 0
+
+        def poll(self):
+            return None
+
+        def terminate(self):
+            calls.append("terminate")
+            raise error()
+
+        def wait(self, timeout=None):
+            calls.append(("wait", timeout))
+            return 0
+
+    monkeypatch.setattr(sandbox, "_sweep", lambda token: calls.append(("sweep", token)))
+    sandbox._kill(Supervisor(), "round")
+    assert calls == ["terminate", ("wait", sandbox.GRACE), ("wait", 10), ("sweep", "round")]
+
+
+def test_without_fork_the_worker_runs_the_job_itself_and_says_its_confinement_first(tmp_path, monkeypatch):
+    """Where Python has no fork (Windows), the worker runs the job in its own process: the
+    SANDBOX line goes out first, the scratch folder is emptied, the result comes back whole."""
+    import torch
+
+    folder, scratch = tmp_path / "learner", tmp_path / "scratch"
+    folder.mkdir()
+    scratch.mkdir()
+    (folder / "twice.py").write_text("def twice(x):\n    return 2 * x\n", encoding="utf-8")
+    (scratch / "left_by_the_last_job.txt").write_text("x", encoding="utf-8")
+    monkeypatch.chdir(scratch)
+    monkeypatch.delattr(os, "fork")
+    confine = {"off": True, "deny": []}
+    call = {"fn": "twice", "args": (torch.ones(2),), "grad": [], "cot": []}
+    job = {"id": "w", "file": str(folder / "twice.py"), "calls": [call], "forbidden": []}
+    protocol = io.BytesIO()
+    code, data = sandbox._run_job_process(job, confine, torch, sandbox.Gate([]), protocol, ["pid namespace"])
+    said = json.dumps(sandbox.describe(confine, ["pid namespace"]))
+    assert protocol.getvalue() == f"SANDBOX {said}\n".encode()
+    assert code == 0 and list(scratch.iterdir()) == []
+    result = torch.load(io.BytesIO(data), weights_only=True)
+    assert (result["import_error"], result["missing"], result["forbidden"]) == (None, [], [])
+    assert torch.equal(result["calls"][0]["outputs"]["value"], torch.full((2,), 2.0))
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or sandbox.landlock_abi() < 6, reason="needs Landlock ABI >= 6"
+)
+def test_the_layers_reported_are_those_the_abi_in_use_enforces(tmp_path):
+    """Each layer the report names is one the kernel enforces at the ABI used: files from ABI 1,
+    "no tcp" from 4 (network rules), "no signals out" from 6. Landlock is asked at ABIs 3, 4 and
+    6 in a forked child (it confines the process that asks, for good)."""
+    got = {}
+    for abi in (3, 4, 6):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: confine itself at that ABI, say what it got, end
+            code = 1
+            try:
+                os.close(read)
+                sandbox.landlock_abi = lambda abi=abi: abi
+                os.write(write, json.dumps(sandbox.landlock([str(tmp_path)], [str(tmp_path)], [])).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write)
+        with os.fdopen(read, "rb") as pipe:
+            got[abi] = json.loads(pipe.read() or b"null")
+        os.waitpid(pid, 0)
+    assert got == {
+        3: [3, ["landlock abi 3: files"]],
+        4: [4, ["landlock abi 4: files", "landlock: no tcp"]],
+        6: [6, ["landlock abi 6: files", "landlock: no tcp", "landlock: no signals out"]],
+    }

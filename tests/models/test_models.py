@@ -286,3 +286,12 @@ def test_a_callers_mask_is_kept_with_the_models_own_on_both_attention_paths():
     with pytest.raises(UsageError) as e:
         model(ids, mask=torch.ones(2, 5, 5, dtype=torch.bool))
     assert e.value.code == "mask.shape" and e.value.fields["mask"] == (2, 1, 5, 5)  # with its head axis
+
+
+@pytest.mark.parametrize("ffn", ["swiglu", "geglu"])
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_gated_feed_forward_has_biases_exactly_when_the_config_asks(ffn, bias):
+    from glassformer.models.gpt import feed_forward
+
+    ff = feed_forward(ModelConfig(vocab_size=11, max_len=8, d_model=8, n_heads=2, n_layers=1, ffn=ffn, bias=bias))
+    assert ff.bias == bias and [m.bias is not None for m in (ff.gate, ff.up, ff.down)] == [bias] * 3

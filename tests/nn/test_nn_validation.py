@@ -186,3 +186,13 @@ def test_loss_shape_mismatch():
         "loss.shapes",
         {"logits": (2, 3, 10), "targets": (2, 4)},
     )
+
+
+def test_a_gate_that_is_no_glu_is_refused_naming_the_two_there_are():
+    from glassformer.errors import UsageError
+    from glassformer.nn.glu import GatedFeedForward
+
+    assert keyed(UsageError, GatedFeedForward, 8, 16, "reglu") == (
+        "glu.variant",
+        {"variant": "reglu", "names": ["swiglu", "geglu"]},
+    )

@@ -7,7 +7,7 @@ import re
 
 import pytest
 import torch
-from helpers import en, said
+from helpers import en, said, shown
 
 from glassformer.exercises import catalog, grading
 from glassformer.exercises.grading.comparing import (
@@ -404,17 +404,16 @@ def test_an_input_that_gets_no_gradient_is_named_as_unused():
     problem, name = _grade_grads(ex, prep, 0, case, {"grads": grads, "grad_note": None})
     assert (problem.what, problem.yours, name) == ("grad_missing", "unused", path_name(ex, case, case.grad[1]))
     res = CaseResult(0, False, problem, stage="grad", where=name)
-    note = en("this input does not influence your outputs")
-    assert _problem_lines(res, ("y",), 1e-6) == [en("no gradient for {where}: {note}", where=name, note=note)]
+    with said() as heard:
+        lines = _problem_lines(res, ("y",), 1e-6)
+    [fields] = heard.having("where", "note")
+    assert fields["where"] == name and lines == [heard.sentence(where=name)]  # the input named, the note worded
+    assert fields["note"] == shown(heard.one())  # the "unused" note, said on its own
 
 
 def test_a_gradient_off_the_twins_slope_shows_both_slopes_to_ten_digits():
     slope = CaseResult(0, False, Problem("twin_slope", yours=0.125, ref=-1 / 3), stage="grad", where="x")
-    assert _problem_lines(slope, ("y",), 1e-6) == [
-        en(
-            "gradients of {where} along a random direction: yours {yours}, the NumPy twin's finite difference {ref}",
-            where="x",
-            yours="0.125",
-            ref="-0.3333333333",
-        )
-    ]
+    with said() as heard:
+        lines = _problem_lines(slope, ("y",), 1e-6)
+    assert heard.carrying(where="x", yours="0.125", ref="-0.3333333333")  # both slopes, to ten digits
+    assert lines == [heard.sentence(where="x", yours="0.125", ref="-0.3333333333")]

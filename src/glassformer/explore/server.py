@@ -62,6 +62,7 @@ from starlette.routing import Route
 
 from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
+from glassformer.explore import conversation, diffview
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json
 from glassformer.files import json_text
@@ -260,6 +261,9 @@ PAGE_WORDS = {
         "Every named tensor of one forward pass on this input, in the order it was made, with the meaning of each axis."
     ),
 }
+
+
+PAGE_WORDS |= conversation.WORDS | diffview.WORDS  # the chat tab's and the diff view's
 
 
 def page_words(lang: str) -> dict[str, str]:
@@ -474,9 +478,11 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
     return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
 
 
-def open_run(run_dir) -> Explorer:
+def open_run(run_dir, against=None) -> Explorer:
     """A trained run, named in the page's language; it opens on its own training text when
-    config.json keeps an example of it (runs made since issue 27)."""
+    config.json keeps an example of it (runs made since issue 27). against: a run tuned from it, for
+    the diff view (runs that do not line up are refused here, before anything is served)."""
+    pair = diffview.open_against(run_dir, against) if against is not None else None
     model, tokenizer, config = load_model(run_dir)
     if isinstance(config.get("imported"), dict):  # imported GPT-2 files: no preset, say where from
         source = (N_("run {run} ({kind}, imported GPT-2 weights)"), {"run": str(run_dir), "kind": model.kind})
@@ -486,7 +492,9 @@ def open_run(run_dir) -> Explorer:
             {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")},
         )
     example = config.get("example") if isinstance(config.get("example"), str) else None
-    return Explorer(model, tokenizer, source, example=example)
+    explorer = Explorer(model, tokenizer, source, example=example)
+    explorer.run, explorer.config, explorer.against = str(run_dir), config, pair
+    return explorer
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:

@@ -33,10 +33,10 @@ def runs(tmp_path_factory):
     return base, chat
 
 
-def opened(browser, url: str, requests: list, errors: list):
+def opened(chromium, url: str, requests: list, errors: list):
     """test_browser's page, on a run that keeps no example text (post runs): the page is ready when its
     model is known, not when the first text's tokens show."""
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page = chromium.new_page(viewport={"width": 1100, "height": 900})
     page.on("request", lambda r: requests.append(r.url))
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.set_default_timeout(30_000)
@@ -116,7 +116,8 @@ def test_the_diff_view(browser, runs, lang):  # noqa: F811
         expected = {k: g for k, g in diff.views(pair, chat, diff.prompts_of_run(pair)).items() if g is not None}
         cells = page.evaluate(
             "Object.fromEntries([...document.querySelectorAll('#diff-views .diff-view')].map(v => [v.dataset.stem, "
-            "[...v.querySelectorAll('tr')].slice(1).map(r => [...r.querySelectorAll('td')].map(c => +c.dataset.value))]))"
+            "[...v.querySelectorAll('tr')].slice(1).map(r => "
+            "[...r.querySelectorAll('td')].map(c => +c.dataset.value))]))"
         )
         assert list(cells) == list(expected)
         for stem, grid in expected.items():

@@ -86,6 +86,28 @@ def test_a_turn_is_samples_answer_after_the_template_and_the_history_is_kept(run
     assert again["session"] != first["session"] and again["history"][0] == {"role": "user", "content": "7+5="}
 
 
+def streamed(client, body: dict, lang: str = "en") -> list[dict]:
+    r = client.post(f"/api/chat/stream?lang={lang}", json=body)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson"), r.text
+    return [json.loads(line) for line in r.text.splitlines()]
+
+
+def test_the_stream_sends_the_answer_piece_by_piece_then_the_turn(runs, client):
+    _, chat = runs
+    events = streamed(client, {"message": "12+30=", "max_new_tokens": 6, "temperature": 0})
+    *pieces, last = events
+    answer = answer_of(chat, [{"role": "user", "content": "12+30="}], 6)
+    assert pieces and all(set(e) == {"piece"} and e["piece"] for e in pieces)
+    assert "".join(e["piece"] for e in pieces) == last["done"]["answer"] == answer
+    follow = streamed(client, {"message": "7+5=", "session": last["done"]["session"], "max_new_tokens": 6})
+    assert follow[-1]["done"]["history"][:2] == last["done"]["history"]  # the same session, its history kept
+    r = client.post("/api/chat/stream?lang=zh", json={"message": " "})  # refused before any piece: JSON 422
+    body = refusal(r, 422, "explore.chat.empty", "empty")
+    assert CJK.search(body["error"])
+    r = client.post("/api/chat/stream", json={"message": "hi", "max_new_tokens": 999})
+    assert refusal(r, 400, "explore.field.between", "bad_request")["field"] == "max_new_tokens"
+
+
 def test_the_opened_text_is_what_the_panels_read(client):
     turn = post(client, "chat", {"message": "3+4=", "max_new_tokens": 4, "temperature": 0})
     analyzed = post(client, "analyze", {"text": turn["text"]})

@@ -9,8 +9,12 @@ said, and where each starts in the text), so the page can hand that text, or its
 answer token, to the panels that already read a text: tokens, attention, the logit lens, next tokens,
 the shape trace and the causal panel.
 
-    chat   {message, session?, system?, max_new_tokens, seed, temperature, top_k, top_p}
-           -> {session, format, answer, dropped, history, text, tokens: [{id, text, assistant, start}]}
+    chat          {message, session?, system?, max_new_tokens, seed, temperature, top_k, top_p}
+                  -> {session, format, answer, dropped, history, text, tokens: [{id, text, assistant, start}]}
+    chat/stream   the same request, the answer streamed as it is written: JSON lines, {"piece": text}
+                  for each piece as soon as it is certain (sample's on_text), then {"done": the answer
+                  above}; a refusal before the first piece is the usual JSON 4xx, one after it (a bug of
+                  ours) a last line {"refused": the refusal}
 
 Refused with 422: an empty message; a run that was not post-trained (no chat template, no end-of-turn
 token: its code names the fix, ``glassformer sft``); a message too long for the model's context.
@@ -18,11 +22,17 @@ token: its code names the fix, ``glassformer sft``); a message too long for the 
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from collections import OrderedDict
 
+import torch
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
 from glassformer.errors import UsageError
-from glassformer.explore.requests import RequestError
+from glassformer.explore.requests import SPECS, RequestError, read
 from glassformer.messages import N_
 from glassformer.post.chat import CHAT_FORMATS, encode_chat
 from glassformer.post.talk import ChatSession, chat_format_of
@@ -101,7 +111,7 @@ def chat_format(ex) -> str:
     return name
 
 
-def chat(ex, req: dict) -> dict:
+def chat(ex, req: dict, on_text=None) -> dict:
     if not req["message"] or not req["message"].strip():
         raise RequestError(
             "explore.chat.empty", "the message is empty: type what the user says to the model.", 422, "empty"
@@ -116,7 +126,7 @@ def chat(ex, req: dict) -> dict:
     session.max_new_tokens = req["max_new_tokens"]
     session.sampling = {"temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": req["seed"]}
     try:
-        turn = session.ask(req["message"])
+        turn = session.ask(req["message"], on_text)
     except UsageError as e:  # talk.too_long: the message does not fit the context with room to answer
         raise RequestError(e.code, e.message, 422, "too_long", **e.fields) from None
     messages = session.system + session.history
@@ -137,3 +147,51 @@ def rendered(ex, session: ChatSession, messages: list) -> dict:
         for i, label, a, s in zip(encoded.ids, labels, encoded.assistant_mask, starts, strict=True)
     ]
     return {"text": encoded.text, "tokens": tokens}
+
+
+def stream_route(explorer, limit: int) -> Route:
+    """POST /api/chat/stream: a turn computed in a worker thread under the Explorer's lock, its pieces
+    sent as JSON lines while the model writes. The first event decides the answer: a refusal (an empty
+    message, no chat template, a message too long) is the JSON 4xx every endpoint gives."""
+    from glassformer.explore.server import Answer, _body, _error, asked_language, internal_error
+
+    async def endpoint(request: Request) -> Response:
+        lang = asked_language(request.scope)
+        try:
+            req = read(await _body(request, limit), SPECS["chat"])
+        except RequestError as e:
+            return _error(e, lang)
+        loop = asyncio.get_running_loop()
+        events: asyncio.Queue = asyncio.Queue()
+
+        def put(event: dict) -> None:
+            loop.call_soon_threadsafe(events.put_nowait, event)
+
+        def work() -> None:
+            try:
+                with explorer.lock, torch.no_grad():
+                    put({"done": chat(explorer, req, lambda i, piece: put({"piece": piece}))})
+            except RequestError as e:
+                put({"refused": e})
+            except Exception as e:  # ours: the same logged 500 the other endpoints give
+                put({"refused": internal_error("chat/stream", e)})
+
+        loop.run_in_executor(None, work)
+        first = await events.get()
+        if "refused" in first:
+            return _error(first["refused"], lang)
+
+        async def lines():
+            event = first
+            while True:
+                if "refused" in event:  # after a piece was sent: the status is out, the line says it
+                    yield Answer({"refused": event["refused"].body(lang)}).body.decode("utf-8") + "\n"
+                    return
+                yield Answer(event).body.decode("utf-8") + "\n"
+                if "done" in event:
+                    return
+                event = await events.get()
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"})
+
+    return Route("/api/chat/stream", endpoint, methods=["POST"])

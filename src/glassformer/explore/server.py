@@ -385,16 +385,7 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         except RequestError as e:
             return _error(e, asked_language(request.scope))
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
-            log.error(t("explore {endpoint} failed:\n{traceback}", endpoint=endpoint, traceback=traceback.format_exc()))
-            ours = RequestError(
-                "explore.internal",
-                "internal error in {endpoint}: {error}",
-                500,
-                code="internal",
-                endpoint=endpoint,
-                error=_said(e),
-            )
-            return _error(ours, asked_language(request.scope))
+            return _error(internal_error(endpoint, e), asked_language(request.scope))
 
     async def model_info(request: Request) -> Response:
         return Answer(explorer.info())
@@ -428,8 +419,23 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
     ]
     routes += [Route("/api/model", model_info), Route("/api/words", words)]
     routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
+    routes.append(conversation.stream_route(explorer, limit))  # the chat tab's answer, as it is written
     return Starlette(
         routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
+    )
+
+
+def internal_error(endpoint: str, e: Exception) -> RequestError:
+    """A bug of ours while answering `endpoint` (called where it was caught): logged with its
+    traceback, answered as a 500 that quotes it; the server keeps serving."""
+    log.error(t("explore {endpoint} failed:\n{traceback}", endpoint=endpoint, traceback=traceback.format_exc()))
+    return RequestError(
+        "explore.internal",
+        "internal error in {endpoint}: {error}",
+        500,
+        code="internal",
+        endpoint=endpoint,
+        error=_said(e),
     )
 
 

@@ -67,8 +67,13 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
         page.evaluate("document.getElementById('temperature').value = 0")  # greedy, as `answer` above
         page.fill("#chat-max", "6")
         page.fill("#chat-input", user["content"])
+        # what the log shows while the model writes: each piece redraws it (renderChat), the answer so far
+        page.evaluate("window.seen = []; { const draw = renderChat; "
+                      "renderChat = function () { draw(); if (CH.writing) seen.push(CH.writing); }; }")  # fmt: skip
         page.click("#chat-send")
         wait_until(page, "CH.last !== null && !CH.busy")
+        seen = page.evaluate("seen")
+        assert seen and seen[-1] == answer and all(answer.startswith(part) for part in seen)
         history = [user, {"role": "assistant", "content": answer}]
         shown = page.evaluate(
             "[...document.querySelectorAll('#chat-log .chat-msg')].map(m => "

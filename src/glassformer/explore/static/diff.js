@@ -6,6 +6,8 @@
 "use strict";
 
 const DF = {data: null, lang: null, onText: false};
+// views whose columns are different quantities (a ratio, a norm, a rank; p, p, Δp): coloured column by column
+const BY_COLUMN = new Set(["diff_weights", "diff_lora", "diff_tokens"]);
 
 async function diffRefresh() {
   try {
@@ -30,11 +32,14 @@ function renderDiff(r) {
     head.appendChild(el("th", "", ""));
     for (const c of v.columns) head.appendChild(el("th", "", c));
     table.appendChild(head);
-    const scale = Math.max(...v.values.flat().map((x) => Math.abs(x || 0)), 1e-12);
+    const biggest = (xs) => Math.max(...xs.map((x) => Math.abs(x || 0)), 1e-12);
+    const all = biggest(v.values.flat());
+    const scales = v.columns.map((_, j) => (BY_COLUMN.has(v.stem) ? biggest(v.values.map((r) => r[j])) : all));
     v.values.forEach((row, i) => {
       const tr = el("tr");
       tr.appendChild(el("th", "", v.rows[i]));
-      for (const x of row) {
+      for (const [j, x] of row.entries()) {
+        const scale = scales[j];
         const td = el("td", "dcell", x === null ? "" : Number(x.toPrecision(3)).toString());
         td.title = String(x); td.dataset.value = String(x);
         if (x !== null) td.style.background = diverging(x, scale);

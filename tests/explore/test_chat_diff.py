@@ -171,8 +171,13 @@ def test_the_diff_view_is_diff_pys_figures(runs):
     assert [v["values"] for v in zh["views"]] == [v["values"] for v in got["views"]]
 
 
-def test_diff_refusals(runs, tmp_path):
+def test_diff_refusals(runs, tmp_path, monkeypatch):
     base, chat = runs
+
+    def never(*args, **kwargs):  # a refusal that came too late would serve forever: fail instead
+        raise AssertionError("served")
+
+    monkeypatch.setattr("glassformer.explore.server.serve", never)
     r = client_for(open_run(chat)).post("/api/diff", json={})
     refusal(r, 422, "explore.diff.none", "no_against")
     assert client_for(open_run(chat)).get("/api/model").json()["against"] is False

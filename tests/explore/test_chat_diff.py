@@ -125,6 +125,11 @@ def test_chat_refusals_carry_their_codes(runs, client, lang):
     assert body["run"] == str(base) and (CJK.search(body["error"]) is not None) == (lang == "zh")
     r = client_for(make_explorer("gpt")).post("/api/chat", json={"message": "hi"})  # a model with no run at all
     refusal(r, 422, "talk.not_chat", "needs_sft")
+    turn = post(client, "chat", {"message": "1+1=", "max_new_tokens": 4, "temperature": 0})
+    r = client.post(f"/api/chat?lang={lang}", json={"message": "1" * 1000, "session": turn["session"]})
+    assert refusal(r, 422, "talk.too_long", "too_long")["max_new_tokens"] == 32  # the request's default
+    again = post(client, "chat", {"message": "2+2=", "session": turn["session"], "max_new_tokens": 4})
+    assert again["history"][:2] == turn["history"]  # the refused message left the history as it was
 
 
 def test_a_config_that_names_a_template_its_tokenizer_lacks_is_refused(runs):

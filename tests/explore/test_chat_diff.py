@@ -19,6 +19,7 @@ from helpers import arithmetic_base, said
 from glassformer.cli import main
 from glassformer.errors import UsageError
 from glassformer.explore.server import open_run
+from glassformer.post import data as post_data
 from glassformer.post import diff
 from glassformer.post.chat import CHAT_FORMATS, END_OF_TURN, encode_chat
 from glassformer.post.data import BUILTIN
@@ -130,6 +131,18 @@ def test_chat_refusals_carry_their_codes(runs, client, lang):
     assert refusal(r, 422, "talk.too_long", "too_long")["max_new_tokens"] == 32  # the request's default
     again = post(client, "chat", {"message": "2+2=", "session": turn["session"], "max_new_tokens": 4})
     assert again["history"][:2] == turn["history"]  # the refused message left the history as it was
+
+
+def test_a_chat_run_opens_on_its_first_example_as_its_template_renders_it(runs, tmp_path):
+    _, chat = runs
+    first = post_data.load("sft", BUILTIN)[0][0]
+    assert open_run(chat).example == CHAT_FORMATS["chatml"].template().render(first)
+    moved = tmp_path / "moved"
+    shutil.copytree(chat, moved, ignore=shutil.ignore_patterns("*.lock"))
+    config = json.loads((moved / "config.json").read_text())
+    config["post"]["data"] = str(tmp_path / "gone.jsonl")  # its data file is no longer there
+    (moved / "config.json").write_text(json.dumps(config))
+    assert open_run(moved).example is None  # the page starts empty, as for any run without an example
 
 
 def test_a_config_that_names_a_template_its_tokenizer_lacks_is_refused(runs):

@@ -498,9 +498,23 @@ def open_run(run_dir, against=None) -> Explorer:
             {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")},
         )
     example = config.get("example") if isinstance(config.get("example"), str) else None
+    if example is None and isinstance(config.get("post"), dict):  # a chat run: its first example, templated
+        example = chat_example(config, tokenizer)
     explorer = Explorer(model, tokenizer, source, example=example)
     explorer.run, explorer.config, explorer.against = str(run_dir), config, pair
     return explorer
+
+
+def chat_example(config: dict, tokenizer) -> str | None:
+    """A post-training run's first example as its chat template renders it, or None when its data
+    cannot be read any more (a file moved): the page then starts empty, as before."""
+    from glassformer.errors import GlassformerError
+    from glassformer.post.diff import run_examples
+
+    try:
+        return tokenizer.decode(run_examples(config, tokenizer, 1)[0])
+    except (GlassformerError, OSError, KeyError, IndexError):
+        return None
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:

@@ -238,20 +238,24 @@ def lora_view(pair: Pair, run_dir: str | Path) -> Grid | None:
 def prompts_of_run(pair: Pair) -> list[list[int]]:
     """The first examples of the tuned run's own data, as ids (a conversation, a preference pair's
     chosen answer, a question); a run with no data of its own needs --prompt."""
+    return run_examples(pair.tuned_config, pair.tokenizer, PROMPTS_FROM_DATA)
+
+
+def run_examples(config: dict, tokenizer, n: int) -> list[list[int]]:
+    """The first ``n`` examples of a post-training run's own data (its config.json's ``post``), as ids,
+    rendered with its chat template; the explorer opens a chat run on the first."""
     from glassformer.post import data as post_data
     from glassformer.post.chat import CHAT_FORMATS
     from glassformer.post.tune import encode_examples
 
-    post = pair.tuned_config.get("post")
+    post = config.get("post")
     if not isinstance(post, dict):
         raise UsageError(
             "diff.no_prompt",
             "the tuned run has no data of its own to read prompts from: give one or more --prompt TEXT.",
         )
     examples, _ = post_data.load(post["method"], post["data"])
-    encoded = encode_examples(
-        post["method"], pair.tokenizer, CHAT_FORMATS[post["format"]].template(), examples[:PROMPTS_FROM_DATA]
-    )
+    encoded = encode_examples(post["method"], tokenizer, CHAT_FORMATS[post["format"]].template(), examples[:n])
     return [e[0].ids if isinstance(e, tuple) else e.ids for e in encoded]
 
 

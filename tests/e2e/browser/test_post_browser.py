@@ -6,11 +6,12 @@ figures, on the run's data and on the typed text. Skipped as test_browser.py is.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from helpers import arithmetic_base
-from test_browser import browser, wait_until  # noqa: F401  (browser: the shared fixture)
+from test_browser import browser, open_page, wait_until  # noqa: F401  (browser: the shared fixture)
 
 from glassformer.cli import main
 from glassformer.explore.server import Background, open_run, page_words
@@ -33,18 +34,6 @@ def runs(tmp_path_factory):
     return base, chat
 
 
-def opened(chromium, url: str, requests: list, errors: list):
-    """test_browser's page, on a run that keeps no example text (post runs): the page is ready when its
-    model is known, not when the first text's tokens show."""
-    page = chromium.new_page(viewport={"width": 1100, "height": 900})
-    page.on("request", lambda r: requests.append(r.url))
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_default_timeout(30_000)
-    page.goto(url)
-    wait_until(page, "S.info !== null && WORDS['chat.title'] !== undefined")
-    return page
-
-
 def only_local(requests: list, url: str) -> None:
     assert requests and all(r.startswith(url) for r in requests), requests
 
@@ -61,7 +50,7 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
     words = page_words(lang)
     requests, errors = [], []
     with Background(open_run(chat)) as url:
-        page = opened(browser, f"{url}?lang={lang}", requests, errors)
+        page = open_page(browser, f"{url}?lang={lang}", requests, errors)
         wait_until(page, f"LANG === {lang!r} && !document.getElementById('chat-panel').hidden")
         assert page.text_content("#chat-panel h2") == words["chat.title"]
         page.evaluate("document.getElementById('temperature').value = 0")  # greedy, as `answer` above
@@ -89,13 +78,15 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
         # an answer token clicked: every panel reads the conversation up to it
         first = said.index(True)
         page.click(f"#chat-tokens .tok[data-i='{first}']")
-        wait_until(page, f"S.data && S.data.ids.length === {first}")
+        wait_until(
+            page, f"S.data && JSON.stringify(S.data.ids) === '{json.dumps(encoded.ids[:first], separators=(',', ':'))}'"
+        )
         assert page.input_value("#text") == encoded.text[: len(tokenizer.decode(encoded.ids[:first]))]
         assert page.evaluate("S.data.ids") == encoded.ids[:first]
         assert page.evaluate("document.querySelectorAll('#tokens .tok').length") == first
         # "open all": the whole rendered conversation, its control tokens included
         page.click("#chat-open")
-        wait_until(page, f"S.data && S.data.ids.length === {len(encoded.ids)}")
+        wait_until(page, f"S.data && JSON.stringify(S.data.ids) === '{json.dumps(encoded.ids, separators=(',', ':'))}'")
         assert page.input_value("#text") == encoded.text
         # an empty message: the server's refusal, in the page's language; the conversation stays
         page.fill("#chat-input", "  ")
@@ -116,7 +107,7 @@ def test_the_diff_view(browser, runs, lang):  # noqa: F811
     pair = diff.open_pair(base, chat)
     requests, errors = [], []
     with Background(open_run(base, against=chat)) as url:
-        page = opened(browser, f"{url}?lang={lang}", requests, errors)
+        page = open_page(browser, f"{url}?lang={lang}", requests, errors)
         wait_until(page, "DF.data !== null && document.querySelectorAll('#diff-views .diff-view').length > 0")
         expected = {k: g for k, g in diff.views(pair, chat, diff.prompts_of_run(pair)).items() if g is not None}
         cells = page.evaluate(

@@ -27,12 +27,10 @@ import secrets
 from collections import OrderedDict
 
 import torch
-from starlette.requests import Request
-from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.responses import StreamingResponse
 
 from glassformer.errors import UsageError
-from glassformer.explore.requests import SPECS, RequestError, read
+from glassformer.explore.requests import RequestError
 from glassformer.messages import N_
 from glassformer.post.chat import CHAT_FORMATS, encode_chat
 from glassformer.post.talk import ChatSession, chat_format_of
@@ -149,49 +147,39 @@ def rendered(ex, session: ChatSession, messages: list) -> dict:
     return {"text": encoded.text, "tokens": tokens}
 
 
-def stream_route(explorer, limit: int) -> Route:
-    """POST /api/chat/stream: a turn computed in a worker thread under the Explorer's lock, its pieces
-    sent as JSON lines while the model writes. The first event decides the answer: a refusal (an empty
-    message, no chat template, a message too long) is the JSON 4xx every endpoint gives."""
-    from glassformer.explore.server import Answer, _body, _error, asked_language, internal_error
+async def streamed(explorer, req: dict, line, internal_error) -> StreamingResponse:
+    """POST /api/chat/stream's answer (the route is server.py's): the turn computed in a worker thread
+    under the Explorer's lock, each event a JSON line (``line(event) -> bytes``) sent while the model
+    writes. The first event decides: a refusal before any piece (an empty message, no chat template, a
+    message too long) is raised, to be the JSON 4xx every endpoint gives; a bug of ours becomes
+    ``internal_error(endpoint, e)``'s 500, logged where it was caught."""
+    loop = asyncio.get_running_loop()
+    events: asyncio.Queue = asyncio.Queue()
 
-    async def endpoint(request: Request) -> Response:
-        lang = asked_language(request.scope)
+    def put(event: dict) -> None:
+        loop.call_soon_threadsafe(events.put_nowait, event)
+
+    def work() -> None:
         try:
-            req = read(await _body(request, limit), SPECS["chat"])
+            with explorer.lock, torch.no_grad():
+                put({"done": chat(explorer, req, lambda i, piece: put({"piece": piece}))})
         except RequestError as e:
-            return _error(e, lang)
-        loop = asyncio.get_running_loop()
-        events: asyncio.Queue = asyncio.Queue()
+            put({"refused": e})
+        except Exception as e:  # ours: the same logged 500 the other endpoints give
+            put({"refused": internal_error("chat/stream", e)})
 
-        def put(event: dict) -> None:
-            loop.call_soon_threadsafe(events.put_nowait, event)
+    loop.run_in_executor(None, work)
+    first = await events.get()
+    if "refused" in first:
+        raise first["refused"]
 
-        def work() -> None:
-            try:
-                with explorer.lock, torch.no_grad():
-                    put({"done": chat(explorer, req, lambda i, piece: put({"piece": piece}))})
-            except RequestError as e:
-                put({"refused": e})
-            except Exception as e:  # ours: the same logged 500 the other endpoints give
-                put({"refused": internal_error("chat/stream", e)})
+    async def lines():
+        event = first
+        while "refused" not in event:
+            yield line(event)
+            if "done" in event:
+                return
+            event = await events.get()
+        yield line({"refused": event["refused"]})  # after a piece was sent: the status is out, the line says it
 
-        loop.run_in_executor(None, work)
-        first = await events.get()
-        if "refused" in first:
-            return _error(first["refused"], lang)
-
-        async def lines():
-            event = first
-            while True:
-                if "refused" in event:  # after a piece was sent: the status is out, the line says it
-                    yield Answer({"refused": event["refused"].body(lang)}).body.decode("utf-8") + "\n"
-                    return
-                yield Answer(event).body.decode("utf-8") + "\n"
-                if "done" in event:
-                    return
-                event = await events.get()
-
-        return StreamingResponse(lines(), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"})
-
-    return Route("/api/chat/stream", endpoint, methods=["POST"])
+    return StreamingResponse(lines(), media_type="application/x-ndjson", headers={"Cache-Control": "no-store"})

@@ -64,7 +64,7 @@ from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore import conversation, diffview
 from glassformer.explore.explorer import Explorer
-from glassformer.explore.requests import SPECS, RequestError, parse_json
+from glassformer.explore.requests import SPECS, RequestError, parse_json, read
 from glassformer.files import json_text
 from glassformer.messages import LANGS, N_, NP_, language, normalize, say, t, translated
 from glassformer.models import build_model, model_class
@@ -387,6 +387,18 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
             return _error(internal_error(endpoint, e), asked_language(request.scope))
 
+    async def chat_stream(request: Request) -> Response:  # JSON lines (explore/conversation.py: streamed)
+        lang = asked_language(request.scope)
+
+        def line(event: dict) -> bytes:
+            return Answer({"refused": event["refused"].body(lang)} if "refused" in event else event).body + b"\n"
+
+        try:
+            return await conversation.streamed(explorer, read(await _body(request, limit), SPECS["chat"]), line,
+                                               internal_error)  # fmt: skip
+        except RequestError as e:
+            return _error(e, lang)
+
     async def model_info(request: Request) -> Response:
         return Answer(explorer.info())
 
@@ -419,7 +431,7 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
     ]
     routes += [Route("/api/model", model_info), Route("/api/words", words)]
     routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
-    routes.append(conversation.stream_route(explorer, limit))  # the chat tab's answer, as it is written
+    routes.append(Route("/api/chat/stream", chat_stream, methods=["POST"]))  # the chat tab's answer, as it comes
     return Starlette(
         routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
     )

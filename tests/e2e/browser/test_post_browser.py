@@ -52,7 +52,7 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
     with Background(open_run(chat)) as url:
         page = open_page(browser, f"{url}?lang={lang}", requests, errors)
         wait_until(page, f"LANG === {lang!r} && !document.getElementById('chat-panel').hidden")
-        assert page.text_content("#chat-panel h2") == words["chat.title"]
+        assert page.text_content("#chat-panel>h2") == words["chat.title"]
         page.evaluate("document.getElementById('temperature').value = 0")  # greedy, as `answer` above
         page.fill("#chat-max", "6")
         page.fill("#chat-input", user["content"])
@@ -83,7 +83,7 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
         )
         assert page.input_value("#text") == encoded.text[: len(tokenizer.decode(encoded.ids[:first]))]
         assert page.evaluate("S.data.ids") == encoded.ids[:first]
-        assert page.evaluate("document.querySelectorAll('#tokens .tok').length") == first
+        assert page.evaluate("document.querySelectorAll('#tokens>.tok').length") == first
         # "open all": the whole rendered conversation, its control tokens included
         page.click("#chat-open")
         wait_until(page, f"S.data && JSON.stringify(S.data.ids) === '{json.dumps(encoded.ids, separators=(',', ':'))}'")
@@ -94,7 +94,7 @@ def test_the_chat_tab(browser, runs, lang):  # noqa: F811
         wait_until(page, "document.getElementById('chat-error').textContent !== '' && !CH.busy")
         refusal = page.text_content("#chat-error")
         assert (CJK.search(refusal) is not None) == (lang == "zh")
-        assert page.locator("#chat-log .chat-msg").count() == 2
+        assert page.locator("#chat-log>.chat-msg").count() == 2
         assert not errors, errors
         only_local(requests, url)
         page.close()

@@ -26,7 +26,7 @@ from glassformer.cli.options import add_threads, count, count_or_zero, index_wit
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
 from glassformer.files import json_text
-from glassformer.messages import N_, pad, say, t
+from glassformer.messages import N_, pad, pad_left, say, t
 
 if TYPE_CHECKING:
     import torch
@@ -356,7 +356,14 @@ def run_grads(args) -> int:
 
 
 def run_params(args) -> int:
-    from glassformer.inspect.params import activation_memory, flops_per_token, kv_cache_per_token, param_table
+    from glassformer.inspect.params import (
+        PREFILL,
+        activation_memory,
+        flops_per_token,
+        kv_cache_per_token,
+        kv_cache_table,
+        param_table,
+    )
 
     loaded = load(args, tokenizer=False)
     model = loaded.model
@@ -416,6 +423,17 @@ def run_params(args) -> int:
             "(H_kv={H_kv}) keeps {mine:,} B",
             **vars(kv),
         )
+    measured = kv_cache_table(model.cfg) if model.kind == "gpt" else []
+    if measured:
+        say(
+            "KV cache bytes per token, measured from a real cache "
+            "(float32, a prefill of {T} tokens), beside the formula:",
+            T=min(PREFILL, model.cfg.max_len),
+        )
+        print(f"  {'':<5} {pad(t('sizes'), 36)} {pad_left(t('measured'), 12)} {pad_left(t('formula'), 12)}")
+        for row in measured:
+            sizes = ", ".join(f"{k}={v}" for k, v in row.sizes.items())
+            print(f"  {row.kind.upper():<5} {pad(sizes, 36)} {row.measured:>12,} {row.formula:>12,}")
     out = _out(args, "params")
     data = {
         "rows": [vars(r) for r in table.rows],
@@ -423,6 +441,7 @@ def run_params(args) -> int:
         "flops": vars(fl) if fl else None,
         "activation_memory": {"B": B, "T": T, **mem},
         "kv_cache_per_token": vars(kv) if kv is not None else None,
+        "kv_cache_measured": [vars(row) for row in measured],
     }
     (out / "params.json").write_text(json_text(data, indent=1) + "\n", encoding="utf-8")
     say("wrote {files}", files=out / "params.json")

@@ -70,9 +70,9 @@ def test_the_files_hold_the_routing_of_the_text_and_the_load_over_the_corpus(moe
 
 
 def test_without_a_corpus_the_load_is_the_texts(moe_run, tmp_path, capsys):
-    assert cli(["experts", str(moe_run), "--text", "the cat", "--out", str(tmp_path)], capsys)[0] == 0
+    assert cli(["experts", str(moe_run), "--text", "catsat", "--out", str(tmp_path)], capsys)[0] == 0
     load = json.loads((tmp_path / "experts_load.json").read_text(encoding="utf-8"))
-    assert load["extra"]["tokens"] == [7, 7] and [sum(row) for row in load["extra"]["load"]] == [14, 14]
+    assert load["extra"]["tokens"] == [6, 6] and [sum(row) for row in load["extra"]["load"]] == [12, 12]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -97,3 +97,16 @@ def test_bad_input_is_one_line_exit_2_and_nothing_written(moe_run, tmp_path, cap
     assert code == 2 and not (tmp_path / "out").exists()
     assert seen[0].key == key and out == "" and len(err.strip().splitlines()) == 1
     assert any("\u4e00" <= c <= "\u9fff" for c in err) == (lang == "zh")
+
+
+def test_attribute_splits_an_expert_layer_into_its_experts(moe_run, tmp_path, capsys):
+    """`glassformer attribute` on a mixture of experts: a row per expert of each layer (its weighted
+    output through the frozen final norm), and the parts still sum to the logit difference."""
+    argv = ["attribute", str(moe_run), "--prompt", "the cat", "--answer", " ", "--out", str(tmp_path)]
+    assert cli(argv, capsys)[0] == 0
+    data = json.loads((tmp_path / "attribute.json").read_text(encoding="utf-8"))
+    experts = [f"blocks.{layer}.ffn.expert.{e}" for layer in range(2) for e in range(4)]
+    assert [r for r in data["rows"] if ".ffn" in r] == experts
+    assert data["extra"]["sum"] == pytest.approx(data["extra"]["logit_diff"], abs=1e-4)
+    nonzero = [v for r, (v,) in zip(data["rows"], data["values"], strict=False) if r in experts and v != 0]
+    assert len(nonzero) == 2 * 2  # K = 2 experts a layer reached the last token

@@ -135,3 +135,18 @@ def test_a_model_without_experts_is_refused_naming_its_ffn():
     dense = moe_model(ffn="swiglu", n_experts=0, moe_top_k=0)
     assert keyed(UsageError, router_points, dense) == ("experts.none", {"ffn": "swiglu"})
     assert keyed(UsageError, routing_view, dense, torch.tensor([1, 2]))[0] == "experts.none"
+
+
+def test_the_view_shows_the_models_own_choice_with_its_selection_bias():
+    """The sigmoid rule chooses by s + b but weighs by s: a router that recomputed the choice from the
+    scores alone would miss the bias. With expert 3's bias far above the rest, every token takes it."""
+    model = moe_model(moe_rule="sigmoid")
+    with torch.no_grad():
+        for block in model.blocks:
+            block.ffn.router.selection_bias.copy_(torch.tensor([0.0, 0.0, 0.0, 10.0]))
+    ids = torch.tensor([3, 1, 4, 1, 5])
+    view = routing_view(model, ids)
+    for layer, got in enumerate(view.layers):
+        assert got.load[3] == 5 and got.max_violation == pytest.approx(1.0)  # 5 of 10 slots: (5 - 2.5) / 2.5
+        assert bool((got.weights[:, 3] > 0).all())
+        assert not torch.allclose(got.weights, by_hand(model, ids, layer)[0])  # the choice without b differs

@@ -58,5 +58,5 @@ def test_the_routing_panel(browser):  # noqa: F811
         page = open_page(browser, url, [], errors)
         wait_until(page, "S.info !== null && S.data !== null")
         assert page.evaluate("document.querySelector('#experts-panel').hidden") is True
-        assert page.evaluate("document.querySelectorAll('#experts-layers td').length") == 0
+        assert page.evaluate("document.getElementById('experts-layers').getElementsByTagName('td').length") == 0
     assert not errors, errors

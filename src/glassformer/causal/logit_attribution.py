@@ -7,6 +7,11 @@ In a pre-norm (or norm-free) model the final stream is a sum of parts, each read
 
 With `heads=True` each attention layer is split into its heads and its out-projection bias
 (read as attn.out − Σ_h result, so from the hooks alone; kept only when the config has biases).
+With `experts=True` each mixture-of-experts layer (nn/moe.py) is split into its experts, each
+expert's weighted output (blocks.l.ffn.expert.e, 0 at the tokens not routed to it), and its shared
+experts (read as ffn.out − ffn.routed; kept only when the config has some):
+
+    ffn_l = Σ_e expert_le + shared_l                      expert_le = blocks.l.ffn.expert.e
 
 The logit difference reads x through the final LayerNorm and the head. The norm is made linear by
 freezing its scale from the clean run: σ = sqrt(var(x) + eps) of the whole stream at that position,
@@ -41,22 +46,37 @@ class LogitAttribution:
     logit_diff: float  # the model's own, at that position
     scale: float  # σ of the final norm, frozen from this run (1.0 without a final norm)
 
+    def expert_grid(self) -> torch.Tensor:
+        """(L, E) the experts' contributions, from parts named blocks.<l>.ffn.expert.<e>
+        (logit_attribution(experts=True)); 0 where a layer has no such expert."""
+        grid = _grid(self.parts, r"blocks\.(\d+)\.ffn\.expert\.(\d+)")
+        if grid is None:
+            raise Unsupported(
+                "causal.no_expert_parts",
+                "This attribution has no per-expert parts; call logit_attribution(..., experts=True).",
+            )
+        return grid  # (L, E)
+
     def head_grid(self) -> torch.Tensor:
         """(L, H) the heads' contributions, from parts named blocks.<l>.attn.<h> (logit_attribution(heads=True))."""
-        cells = [
-            (int(m[1]), int(m[2]), v)
-            for k, v in self.parts.items()
-            if (m := re.fullmatch(r"blocks\.(\d+)\.attn\.(\d+)", k))
-        ]
-        if not cells:
+        grid = _grid(self.parts, r"blocks\.(\d+)\.attn\.(\d+)")
+        if grid is None:
             raise Unsupported(
                 "causal.no_head_parts",
                 "This attribution has no per-head parts; call logit_attribution(..., heads=True).",
             )
-        grid = torch.zeros(max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, dtype=torch.float64)  # (L, H)
-        for layer, head, v in cells:
-            grid[layer, head] = v
-        return grid
+        return grid  # (L, H)
+
+
+def _grid(parts: dict[str, float], pattern: str) -> torch.Tensor | None:
+    """(L, N) the parts whose names match `pattern` (layer, index), 0 where none; None when none does."""
+    cells = [(int(m[1]), int(m[2]), v) for k, v in parts.items() if (m := re.fullmatch(pattern, k))]
+    if not cells:
+        return None
+    grid = torch.zeros(max(c[0] for c in cells) + 1, max(c[1] for c in cells) + 1, dtype=torch.float64)  # (L, N)
+    for layer, index, v in cells:
+        grid[layer, index] = v
+    return grid
 
 
 @dataclass
@@ -83,18 +103,18 @@ def readout(model) -> Readout:
     return Readout(head.weight, head.bias, norm.weight, norm.bias, norm.eps, centres=True)
 
 
-def stream_parts(model, cache, pos: int, heads: bool) -> dict[str, torch.Tensor]:
+def stream_parts(model, cache, pos: int, heads: bool, experts: bool = False) -> dict[str, torch.Tensor]:
     """The parts of the final stream at `pos` of the first sequence, each (C,), in stream order."""
     names = model.hook_names()
-    needed = "attn.result" if heads else "ffn.out"
-    if not any(n.endswith(needed) for n in names):
-        raise Unsupported(
-            "causal.no_hook",
-            "This model has no hook point {name!r}, which {method} needs; {fix}",
-            name=f"blocks.<i>.{needed}",
-            method=t("direct logit attribution"),
-            fix="",
-        )
+    for needed in ["attn.result" if heads else "ffn.out", *(["ffn.expert.0"] if experts else [])]:
+        if not any(n.endswith(needed) for n in names):
+            raise Unsupported(
+                "causal.no_hook",
+                "This model has no hook point {name!r}, which {method} needs; {fix}",
+                name=f"blocks.<i>.{needed}",
+                method=t("direct logit attribution"),
+                fix="",
+            )
     parts: dict[str, torch.Tensor] = {"embed": cache["embed"][0, pos]}  # (C,)
     if "pos_embed" in cache:
         parts["pos_embed"] = cache["pos_embed"][pos]  # (C,)
@@ -108,15 +128,23 @@ def stream_parts(model, cache, pos: int, heads: bool) -> dict[str, torch.Tensor]
                 parts[f"blocks.{i}.attn.bias"] = out - result.sum(0)  # (C,): b_O, as the hooks show it
         else:
             parts[f"blocks.{i}.attn"] = out  # (C,)
-        parts[f"blocks.{i}.ffn"] = cache[f"blocks.{i}.ffn.out"][0, pos]  # (C,)
+        ffn = cache[f"blocks.{i}.ffn.out"][0, pos]  # (C,)
+        routed = [n for n in names if re.fullmatch(rf"blocks\.{i}\.ffn\.expert\.\d+", n)]
+        if experts and routed:
+            parts.update({n: cache[n][0, pos] for n in routed})  # E × (C,): each expert's weighted output
+            if model.cfg.moe_shared:
+                parts[f"blocks.{i}.ffn.shared"] = ffn - cache[f"blocks.{i}.ffn.routed"][0, pos]  # (C,)
+        else:
+            parts[f"blocks.{i}.ffn"] = ffn  # (C,)
     return parts
 
 
 def logit_attribution(
-    model, ids: torch.Tensor, answer: int, wrong: int, pos: int = -1, heads: bool = False
+    model, ids: torch.Tensor, answer: int, wrong: int, pos: int = -1, heads: bool = False, experts: bool = False
 ) -> LogitAttribution:
     """Decompose the logit difference answer − wrong at `pos` of one prompt ids (T,) or (1, T);
-    `heads=True` splits every attention layer into its heads (and its bias)."""
+    `heads=True` splits every attention layer into its heads (and its bias), `experts=True` every
+    mixture-of-experts layer into its experts (and its shared experts)."""
     if model.cfg.norm == "post":
         raise Unsupported(
             "causal.norm_post",
@@ -130,7 +158,7 @@ def logit_attribution(
     ids = ids.reshape(1, -1)  # (1, T)
     with torch.no_grad():
         logits, cache = model.run_with_cache(ids)  # (1, T, V)
-    parts = stream_parts(model, cache, pos, heads)
+    parts = stream_parts(model, cache, pos, heads, experts)
     ends = readout(model)
     W, b, gamma, beta, eps = ends.W, ends.b, ends.gamma, ends.beta, ends.eps
     direction = W[answer] - W[wrong]  # (C,)

@@ -2,7 +2,7 @@
 library; a module adds its verbs with `register(subparsers)` (a module holds the verbs of one thing
 a user does: cli/train.py makes a model (data, train, demo, bench, import, export), cli/sample.py
 writes with one (sample), cli/evaluate.py grades one (eval), cli/inspect.py looks inside one (trace,
-attention, grads, params and the causal views patch, heads, attribute), cli/learn.py teaches (lesson,
+attention, grads, params, the causal views patch, heads, attribute, and experts), cli/learn.py teaches (lesson,
 exercise, lab), cli/explore.py opens a browser (explore, notebooks)).
 
 What every verb shares is done once, here:
@@ -63,7 +63,7 @@ VERB_MODULES = [
     "train",  # data, train, demo, bench, import, export
     "sample",
     "evaluate",  # eval
-    "inspect",  # trace, attention, grads, params; patch, heads, attribute; repeats
+    "inspect",  # trace, attention, grads, params; patch, heads, attribute; repeats; experts
     "learn",  # lesson, exercise, lab
     "explore",  # explore, notebooks
     "post",  # sft, dpo, grpo, chat, diff

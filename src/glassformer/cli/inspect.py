@@ -8,6 +8,10 @@ calls one function of glassformer.inspect, then says where its files went.
 loads the run, checks its inputs (inspect/causal_views.py refuses, in one line naming the fix,
 before anything is written), computes one view and writes its PNG, offline HTML and JSON, printing
 the table.
+
+`glassformer experts RUN`: a mixture-of-experts run's routing (inspect/experts.py): the token ×
+expert map of each layer for --text, each expert's load over the text or --corpus with its MaxVio
+and routing entropy; PNG, offline HTML and JSON, the tables printed.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from glassformer.cli.options import add_threads, count, count_or_zero, index_wit
 from glassformer.config import TrainConfig, apply_overrides, get_preset
 from glassformer.errors import UsageError
 from glassformer.files import json_text
-from glassformer.messages import N_, pad, say, t
+from glassformer.messages import N_, pad, pad_left, say, t
 
 if TYPE_CHECKING:
     import torch
@@ -58,6 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     register_inspect(subparsers)
     register_causal(subparsers)
     register_repeats(subparsers)
+    register_experts(subparsers)
 
 
 def register_inspect(subparsers: argparse._SubParsersAction) -> None:
@@ -351,7 +356,14 @@ def run_grads(args) -> int:
 
 
 def run_params(args) -> int:
-    from glassformer.inspect.params import activation_memory, flops_per_token, kv_cache_per_token, param_table
+    from glassformer.inspect.params import (
+        PREFILL,
+        activation_memory,
+        flops_per_token,
+        kv_cache_per_token,
+        kv_cache_table,
+        param_table,
+    )
 
     loaded = load(args, tokenizer=False)
     model = loaded.model
@@ -411,6 +423,17 @@ def run_params(args) -> int:
             "(H_kv={H_kv}) keeps {mine:,} B",
             **vars(kv),
         )
+    measured = kv_cache_table(model.cfg) if model.kind == "gpt" else []
+    if measured:
+        say(
+            "KV cache bytes per token, measured from a real cache "
+            "(float32, a prefill of {T} tokens), beside the formula:",
+            T=min(PREFILL, model.cfg.max_len),
+        )
+        print(f"  {'':<5} {pad(t('sizes'), 36)} {pad_left(t('measured'), 12)} {pad_left(t('formula'), 12)}")
+        for row in measured:
+            sizes = ", ".join(f"{k}={v}" for k, v in row.sizes.items())
+            print(f"  {row.kind.upper():<5} {pad(sizes, 36)} {row.measured:>12,} {row.formula:>12,}")
     out = _out(args, "params")
     data = {
         "rows": [vars(r) for r in table.rows],
@@ -418,6 +441,7 @@ def run_params(args) -> int:
         "flops": vars(fl) if fl else None,
         "activation_memory": {"B": B, "T": T, **mem},
         "kv_cache_per_token": vars(kv) if kv is not None else None,
+        "kv_cache_measured": [vars(row) for row in measured],
     }
     (out / "params.json").write_text(json_text(data, indent=1) + "\n", encoding="utf-8")
     say("wrote {files}", files=out / "params.json")
@@ -694,3 +718,89 @@ def run_repeats(args) -> int:
         for f in write_all(grid, out, stem):
             say("wrote {files}", files=f)
     return 0
+
+
+# ---- experts: where a mixture of experts sends each token ----------------------------------------
+
+
+def register_experts(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "experts",
+        help=t("routing of a mixture of experts: token × expert map per layer, each expert's load, MaxVio, entropy"),
+        description=t(
+            "Read a mixture-of-experts run's routers from their hook points: which experts each "
+            "token of --text goes to and with what weight (one map per layer), and each expert's "
+            "share of the token slots over the text or over --corpus, with the balance figure "
+            "MaxVio and the routing entropy."
+        ),
+        epilog=t('example: glassformer experts runs/moe-<time> --text "ROMEO: the cat" --corpus input.txt'),
+    )
+    p.add_argument("run", help=t("the run directory (as written by glassformer train)"))
+    p.add_argument(
+        "--text",
+        default=None,
+        type=utf8_text,
+        help=t("the text whose tokens are mapped (default: the run's own training text)"),
+    )
+    p.add_argument(
+        "--corpus", default=None, help=t("a UTF-8 text file: the load over it, read in windows of max_len tokens")
+    )
+    p.add_argument("--out", default=None, help=t("output folder (default: out/{verb}/)", verb="experts"))
+    add_threads(p)
+    p.set_defaults(func=run_experts)
+
+
+def run_experts(args) -> int:
+    import torch
+
+    from glassformer.inspect.causal_views import text_table
+    from glassformer.inspect.experts import load_grid, map_grid, router_points, routing_view, write_routing
+    from glassformer.train.run import load_model
+
+    model, tokenizer, config = load_model(args.run)
+    router_points(model)  # a model without experts refused before any text is read
+    if model.inputs != "tokens" or tokenizer is None:
+        raise UsageError(
+            "experts.kind",
+            "glassformer experts reads a model that reads tokens; {run} holds a {kind} model, which reads {inputs}.",
+            run=args.run,
+            kind=model.kind,
+            inputs=model.inputs,
+        )
+    text = args.text if args.text is not None else _run_example(model, tokenizer, config)
+    ids = _encode(tokenizer, text)
+    if not ids:
+        raise UsageError("inspect.empty_prompt", "the prompt is empty after tokenizing; give --prompt some text.")
+    max_len = model.cfg.max_len
+    if len(ids) > max_len:
+        say("note: the prompt has {tokens} tokens; kept its last {max_len} (max_len)", tokens=len(ids), max_len=max_len)
+    corpus, over = None, t("the text ({tokens} tokens)", tokens=min(len(ids), max_len))
+    if args.corpus is not None:
+        corpus = _encode(tokenizer, _read_corpus(args.corpus), shown=args.corpus)
+        over = t("{path} ({tokens} tokens)", path=args.corpus, tokens=len(corpus))
+    view = routing_view(model, torch.tensor([ids[-max_len:]]), tokenizer, corpus)
+    say("# run {run} ({kind})", run=args.run, kind=model.kind)
+    print(text_table(load_grid(view, over)))
+    for i in range(len(view.layers)):
+        print()
+        print(text_table(map_grid(view, i)))
+    print()
+    for f in write_routing(view, over, Path(args.out or Path("out") / "experts")):
+        say("wrote {files}", files=f)
+    return 0
+
+
+def _read_corpus(path: str) -> str:
+    """--corpus's text, refused in one line when it cannot be read as UTF-8 text or holds none."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(
+            "experts.corpus",
+            "--corpus {path}: cannot read it as UTF-8 text ({reason}); give a text file.",
+            path=path,
+            reason=type(e).__name__,
+        ) from None
+    if not text:
+        raise UsageError("experts.corpus_empty", "--corpus {path} is empty; give a file with some text.", path=path)
+    return text

@@ -12,6 +12,8 @@
                read from the rotary module's own hook points, paired and angled by the module itself
     next       the bars again, for new temperature / top-k / top-p
     generate   n more tokens, the KV cache kept between requests (generation sessions, below)
+    experts    a mixture of experts' routing of the input: the token × expert map and load of each
+               layer, MaxVio, routing entropy (explore/experts.py)
 
 Each answer is computed under one lock, in eval mode without gradients: hook functions are
 attached to the shared model for the length of a call (run_with_hooks), so two calls must not
@@ -426,6 +428,12 @@ class Explorer:
     def patch_cell(self, req: dict) -> dict:
         """The bars with one activation patched from the clean run (`patch_cell`, at the end)."""
         return patch_cell(self, req)
+
+    def experts(self, req: dict) -> dict:
+        """The routing panel: each expert layer's token × expert map and load (explore/experts.py)."""
+        from glassformer.explore.experts import experts
+
+        return experts(self, req)
 
     def chat(self, req: dict) -> dict:
         """One turn of the chat tab (explore/conversation.py)."""

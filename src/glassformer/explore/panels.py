@@ -471,6 +471,7 @@ def info(ex) -> dict:
         "inputs": m.inputs,
         "samples": bool(m.samples) and ex.reads_tokens,
         "kv_cache": getattr(m, "new_cache", None) is not None,
+        "experts": getattr(cfg, "n_experts", 0),  # routed experts per layer (ffn="moe"); 0: the routing panel hides
         "params": sum(p.numel() for p in m.parameters()),
         "config": {
             k: getattr(cfg, k)

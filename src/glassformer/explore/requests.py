@@ -187,6 +187,7 @@ SPECS = {
         "index": Field("int", 0, 0),
         **SHAPE,
     },
+    "experts": {**INPUT},
     "generate": {
         "ids": Field("ints", most=LIMITS.ids),
         **ABLATE,

@@ -16,7 +16,7 @@ The app (create_app, the first half):
     GET  /api/model        what the page needs once (model, stages, stream points, limits)
     GET  /api/words?lang=  the page's words in one language, from the one catalogue
                            (PAGE_WORDS below, from the one catalogue), {fields} left for the page
-    POST /api/analyze | attention | vectors | rope | next | generate     JSON in, JSON out
+    POST /api/analyze | attention | vectors | rope | next | generate | experts     JSON in, JSON out
 
 Every refusal is said in the language the page asks in (`?lang=zh` on any request; English
 otherwise): a RequestError carries a catalogue key, and its sentence is made here.
@@ -63,6 +63,7 @@ from starlette.routing import Route
 from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore import conversation, diffview
+from glassformer.explore.experts import EXPERT_WORDS
 from glassformer.explore.explorer import Explorer
 from glassformer.explore.requests import SPECS, RequestError, parse_json, read
 from glassformer.files import json_text
@@ -262,8 +263,8 @@ PAGE_WORDS = {
     ),
 }
 
-
-PAGE_WORDS |= conversation.WORDS | diffview.WORDS  # the chat tab's and the diff view's
+PAGE_WORDS.update(EXPERT_WORDS)  # the routing panel's (explore/experts.py)
+PAGE_WORDS.update(conversation.WORDS | diffview.WORDS)  # the chat tab's and the diff view's
 
 
 def page_words(lang: str) -> dict[str, str]:

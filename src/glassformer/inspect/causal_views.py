@@ -12,6 +12,7 @@ What each view computes (the methods themselves: docs/causal.md):
     heads                 the three detector scores of every head on repeated random tokens, and the
                           causal check: each head zero-ablated, the loss on the repeated half
     attribute             the final stream split into its parts, each projected on answer − wrong
+                          (a mixture of experts' layers split into their experts)
 """
 
 from __future__ import annotations
@@ -89,9 +90,11 @@ def _repeated(vocab_size: int, n: int, batch: int, seed: int) -> torch.Tensor:
 
 
 def _logit_attribution(model, ids: torch.Tensor, answer: int, wrong: int):
+    """The attribution's parts; a mixture-of-experts layer split into its experts (and shared ones)."""
     from glassformer.causal import logit_attribution
+    from glassformer.causal.experts import expert_grid
 
-    return logit_attribution(model, ids, answer, wrong)
+    return logit_attribution(model, ids, answer, wrong, experts=bool(expert_grid(model)))
 
 
 def _patch_rows(act, source, axes, by, rows, cells):

@@ -456,6 +456,72 @@ def kv_cache_per_token(cfg: ModelConfig) -> KVCachePerToken:
     )
 
 
+CACHE_KINDS = ("mha", "gqa", "mqa", "mla")  # the attentions whose caches kv_cache_table measures
+PREFILL = 8  # tokens kv_cache_table prefills (at most max_len): enough to see bytes grow per token
+
+
+@dataclass
+class CacheMeasure:
+    """One attention's cache, measured: `measured` bytes a token adds (a real cache's bytes after a
+    prefill of T tokens, / T) beside `formula` (nn/mla.kv_cache_bytes_per_token of `sizes`)."""
+
+    kind: str  # "mha" | "gqa" | "mqa" | "mla"
+    sizes: dict  # the sizes the formula reads (n_heads, n_kv_heads, d_head; kv_rank, d_rope)
+    measured: int
+    formula: int
+
+
+def cache_variants(cfg: ModelConfig) -> dict[str, ModelConfig]:
+    """cfg's decoder with each attention of CACHE_KINDS, everything else kept: MHA (H_kv = H), GQA
+    (the H_kv of kv_cache_per_token; left out where H has no proper divisor above 1), MQA (H_kv = 1)
+    and MLA (cfg's own latent sizes; else DeepSeek-V2's proportions to the head, R_kv = 4·D capped at C,
+    D_r = D/2, D_n = D_v = D; RoPE, which MLA needs)."""
+    from dataclasses import replace
+
+    from glassformer.config import MLA_EXCLUDES, MLA_FIELDS
+
+    plain = replace(cfg, **MLA_FIELDS) if cfg.mla_kv_rank else cfg
+    D, gqa = cfg.d_head, kv_cache_per_token(cfg).gqa_heads
+    variants = {"mha": replace(plain, n_kv_heads=0)}
+    if gqa:
+        variants["gqa"] = replace(plain, n_kv_heads=gqa)
+    variants["mqa"] = replace(plain, n_kv_heads=1)
+    own = {name: getattr(cfg, name) for name in MLA_FIELDS}
+    sizes = own if cfg.mla_kv_rank else {"mla_kv_rank": min(4 * D, cfg.d_model), "mla_q_rank": 0}
+    if not cfg.mla_kv_rank:
+        sizes |= {"mla_d_nope": D, "mla_d_rope": max(2, D // 4 * 2), "mla_d_v": D}
+    rope = {} if cfg.position == "rope" else {"position": "rope"}
+    variants["mla"] = replace(cfg, **MLA_EXCLUDES, **sizes, **rope)
+    return variants
+
+
+def kv_cache_table(cfg: ModelConfig, T: int = PREFILL) -> list[CacheMeasure]:
+    """Each attention of cache_variants(cfg), built in float32, prefilled with T tokens (at most
+    max_len) into its own cache (model.new_cache): the bytes the cache holds, per token, beside the
+    formula's. Only a decoder keeps a cache (kind gpt)."""
+    from glassformer.models import build_model
+    from glassformer.nn.mla import kv_cache_bytes_per_token
+
+    T = min(T, cfg.max_len)
+    rows = []
+    for kind, variant in cache_variants(cfg).items():
+        model = build_model(variant).eval()
+        cache = model.new_cache(1)
+        with torch.no_grad():
+            model(model.example_input(1, T), cache=cache)  # (1, T, V): the prefill fills the cache
+        if kind == "mla":
+            sizes = {"kv_rank": variant.mla_kv_rank, "d_rope": variant.mla_d_rope}
+        else:
+            sizes = {"n_heads": variant.n_heads, "n_kv_heads": variant.kv_heads, "d_head": variant.d_head}
+        formula_kind = "gqa" if kind != "mla" else "mla"  # MHA and MQA are GQA with H_kv = H and 1
+        rows.append(
+            CacheMeasure(
+                kind, sizes, cache.nbytes() // T, kv_cache_bytes_per_token(formula_kind, variant.n_layers, **sizes)
+            )
+        )
+    return rows
+
+
 def _letter_order(letter: str) -> int:
     return letter_order(letter)
 

@@ -173,15 +173,18 @@ class HookedModel(nn.Module):
     """Gives any module with HookPoints stable names and the two ways to use them.
 
     A HookPoint stored as attribute `hook_q` of the module at path `blocks.0.attn` is named
-    `blocks.0.attn.q`. Subclasses call `self.name_hook_points()` at the end of __init__.
+    `blocks.0.attn.q`; one of a list `hook_expert` (an nn.ModuleList of points, one per expert) keeps
+    its index: `blocks.0.ffn.hook_expert.3` is `blocks.0.ffn.expert.3`. Subclasses call
+    `self.name_hook_points()` at the end of __init__.
     """
 
     def name_hook_points(self) -> None:
         self._hooks: dict[str, HookPoint] = {}
         for path, module in self.named_modules():
             if isinstance(module, HookPoint):
-                parent, _, leaf = path.rpartition(".")
-                name = f"{parent}.{leaf[len('hook_') :]}" if parent else leaf[len("hook_") :]
+                parts = path.split(".")
+                at = max(i for i, part in enumerate(parts) if part.startswith("hook_"))  # the attribute's name
+                name = ".".join([*parts[:at], parts[at][len("hook_") :], *parts[at + 1 :]])
                 module.name = name
                 self._hooks[name] = module
         self.read_submodules_directly()

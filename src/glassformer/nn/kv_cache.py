@@ -88,6 +88,12 @@ class LayerCache:
         """Keys kept before the next token: every one so far (WindowCache keeps fewer)."""
         return self.length
 
+    def nbytes(self) -> int:
+        """Bytes of the keys and values held (the buffer's unfilled room not counted): what
+        nn/mla.py's kv_cache_bytes_per_token predicts, × tokens held × batch, for one layer."""
+        B, H, _, D = self.k.shape
+        return 2 * B * H * self.held * D * self.k.element_size()
+
     def _grow(self, capacity: int) -> None:
         """Move the cached keys and values into buffers with room for `capacity` positions."""
         B, H, _, D = self.k.shape
@@ -167,6 +173,10 @@ class KVCache:
     @property
     def held(self) -> int:
         return self.layers[0].held
+
+    def nbytes(self) -> int:
+        """Bytes every layer holds (LayerCache.nbytes, or a LatentCache's latent and rotary key)."""
+        return sum(layer.nbytes() for layer in self.layers)
 
     def reset(self) -> None:
         for layer in self.layers:

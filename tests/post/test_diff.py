@@ -11,7 +11,7 @@ import torch
 
 from glassformer.config import ModelConfig
 from glassformer.models import build_model
-from glassformer.post.diff import PARTS, Pair, head_view
+from glassformer.post.diff import PARTS, Pair, head_moves, head_view
 
 HEAD = 1
 
@@ -53,3 +53,48 @@ def test_moving_one_heads_share_moves_that_head_only(style, part):
         assert changed == [False] * 4 and not torch.equal(base(ids), tuned(ids))
     else:
         assert changed == [h == HEAD for h in range(4)]
+
+
+@torch.no_grad()
+def zeroed_loss(m, ids: torch.Tensor, layer: int, h: int | None) -> float:
+    """The mean loss of ids' own next tokens with head h of `layer` zeroed (None: none), written out."""
+
+    def hook(z: torch.Tensor, name: str) -> torch.Tensor:
+        z = z.clone()
+        z[:, h] = 0  # (B, H, T, D): head h's output
+        return z
+
+    hooks = {f"blocks.{layer}.attn.z": hook} if h is not None else {}
+    logits = m.run_with_hooks(ids[:, :-1], hooks=hooks)  # (1, T−1, V)
+    return float(torch.nn.functional.cross_entropy(logits[0], ids[0, 1:]))
+
+
+@pytest.mark.parametrize("style", ["packed", "heads"])
+def test_head_moves_name_the_moved_head_and_its_causal_change(style):
+    base = model(style)
+    tuned = copy.deepcopy(base)
+    pair = Pair(base, tuned, None, {})
+    prompts = [[1, 2, 3, 4, 5], [6, 7, 8, 2], [9]]  # a one-token prompt has no next token: attention only
+    attention, effect = head_moves(pair, prompts)
+    assert torch.tensor(attention.values).abs().max() == 0 and torch.tensor(effect.values).abs().max() == 0
+    with torch.no_grad():
+        share(tuned.blocks[1].attn, "q", HEAD).add_(0.5)  # head HEAD of layer 1 looks elsewhere
+    attention, effect = head_moves(pair, prompts)
+    moved = torch.tensor(attention.values)  # (L, H)
+    assert (moved != 0).nonzero().tolist() == [[1, HEAD]]  # layer 0 reads the same stream; other heads' q, k unchanged
+    expected = 0.0
+    for prompt in prompts:  # ½·Σ|Δa| over each query's row, by hand
+        ids = torch.tensor([prompt])
+        a = base.run_with_cache(ids)[1]["blocks.1.attn.weights"][0, HEAD]  # (T, T)
+        b = tuned.run_with_cache(ids)[1]["blocks.1.attn.weights"][0, HEAD]  # (T, T)
+        expected += float(0.5 * (b - a).abs().sum(-1).mean()) / len(prompts)
+    assert moved[1, HEAD].item() == pytest.approx(expected, rel=1e-6)
+    for layer in range(2):
+        for h in range(4):
+            want = 0.0
+            for prompt in prompts[:2]:
+                ids = torch.tensor([prompt])
+                rise = {m: zeroed_loss(m, ids, layer, h) - zeroed_loss(m, ids, layer, None) for m in (base, tuned)}
+                want += (rise[tuned] - rise[base]) / 2
+            assert effect.values[layer][h] == pytest.approx(want, abs=1e-5), (layer, h)
+    assert effect.rows == attention.rows == ["blocks.0.attn", "blocks.1.attn"]

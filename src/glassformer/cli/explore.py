@@ -60,6 +60,12 @@ def register_explore(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("run", nargs="?", default=None, help=t("a run directory (default: the newest run under runs/)"))
     p.add_argument("--preset", default=None, help=t("explore this preset with random weights instead of a run"))
     p.add_argument(
+        "--against",
+        metavar="TUNED",
+        default=None,
+        help=t("a run tuned from RUN: a diff view shows what tuning changed inside (as glassformer diff RUN TUNED)"),
+    )
+    p.add_argument(
         "--seed", type=seed, default=0, help=t("seed of the preset's random weights (default {default})", default=0)
     )
     p.add_argument(
@@ -95,11 +101,19 @@ def run_explore(args: argparse.Namespace) -> int:
         raise UsageError(
             "explore.port", "--port must be between 0 and {most}, got {port}.", most=MAX_PORT, port=args.port
         )
+    if args.against and not args.run:
+        raise UsageError(
+            "explore.against_needs_run",
+            "--against {tuned} compares a base run with a run tuned from "
+            "it: name the base too, as glassformer explore BASE --against "
+            "{tuned}.",
+            tuned=args.against,
+        )
     check_host(args.host, args.allow_remote)  # refuse before loading anything
     if args.preset:
         explorer = open_preset(args.preset, args.seed, args.overrides)
     else:
-        explorer = open_run(args.run or latest_run())
+        explorer = open_run(args.run or latest_run(), args.against)
     serve(explorer, args.host, args.port, args.allow_remote)
     return 0
 

@@ -348,10 +348,11 @@ def register_diff(subparsers: argparse._SubParsersAction) -> None:
         description=t(
             "Compare a base run with a run tuned from it: the relative "
             "weight change of every layer, parameter and attention head, "
-            "a LoRA run's low-rank update and its rank, and the next "
-            "tokens whose probability moved most on a few prompts (given "
-            "with --prompt, or the tuned run's own data). Each view is "
-            "printed as a table and written as PNG, HTML and JSON."
+            "a LoRA run's low-rank update and its rank; on a few prompts "
+            "(given with --prompt, or the tuned run's own data) how far "
+            "each head's attention and causal effect moved, and the next "
+            "tokens whose probability moved most. Each view is printed "
+            "as a table and written as PNG, HTML and JSON."
         ),
     )
     p.add_argument("base", metavar="BASE", help=t("the run before tuning (e.g. {example})", example=RUN_EXAMPLE))
@@ -376,21 +377,9 @@ def run_diff(args: argparse.Namespace) -> int:
     from glassformer.post import diff
 
     pair = diff.open_pair(args.base, args.tuned)
-    if args.prompt:
-        prompts = [pair.tokenizer.encode(p) for p in args.prompt]
-        if not all(prompts):
-            raise UsageError(
-                "sample.empty_prompt", "the prompt is empty: give the model at least one token to continue"
-            )
-    else:
-        prompts = diff.prompts_of_run(pair)
-    layers, weights = diff.weight_views(pair)
-    views = {"diff_layers": layers, "diff_weights": weights}
-    views["diff_heads"] = diff.head_view(pair)
-    views["diff_lora"] = diff.lora_view(pair, args.tuned)
-    views["diff_tokens"] = diff.token_view(pair, prompts)
+    prompts = diff.prompt_ids(pair, args.prompt)
     out = Path(args.out or Path("out") / "diff")
-    for stem, grid in views.items():
+    for stem, grid in diff.views(pair, args.tuned, prompts).items():
         if grid is None:
             continue
         print(text_table(grid))

@@ -8,6 +8,9 @@ panels.py      what the panels show and the JSON they draw: what to show, read f
                points, the next-token bars, tensors -> rounded JSON
 repeats.py     why a model repeats itself (`glassformer repeats`): the loop greedy decoding falls into,
                the heads that copy it, the logit lens there (panels.readout), those heads zeroed
+conversation.py the chat tab: a turn of post/talk.py's ChatSession (the run's chat template, the
+               history kept per page session), the conversation rendered and encoded by post/chat.py
+diffview.py    `explore BASE --against TUNED`: post/diff.py's views of what tuning changed
 requests.py    what a request may say (limits, types); every refusal a RequestError (4xx, a
                catalogue key error.explore.* and its fields)
 server.py      which model (a run, the latest run, or a preset), the Starlette app (JSON API + the

@@ -69,8 +69,12 @@ from dataclasses import dataclass
 
 import torch
 
+import glassformer.explore.conversation as conversation
+import glassformer.explore.diffview as diffview
 import glassformer.explore.panels as panels
 from glassformer.errors import UsageError
+from glassformer.explore.conversation import Chats
+from glassformer.explore.diffview import Against
 from glassformer.explore.panels import bars, find_structure, readout
 from glassformer.explore.repeats import zero_heads
 from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
@@ -124,6 +128,10 @@ class Explorer:
         self.lock = threading.Lock()
         self.generations = Generations()
         self.traces: OrderedDict[tuple[int, str], dict] = OrderedDict()  # (T, lang) -> table
+        self.run: str | None = None  # the run's folder and config.json (open_run): the chat tab reads them
+        self.config: dict = {}
+        self.chats = Chats()  # the chat tab's conversations (conversation.py)
+        self.against: Against | None = None  # the tuned run the diff view compares with (diffview.py)
 
     # ------------------------------------------------------------------ the one entry point
     def handle(self, endpoint: str, body: dict) -> dict:
@@ -141,7 +149,7 @@ class Explorer:
             return getattr(self, endpoint)(req)
 
     def info(self) -> dict:
-        return panels.info(self)
+        return {**panels.info(self), "chat": self.config.get("post") is not None, "against": self.against is not None}
 
     def source_text(self, lang: str) -> str:
         """The header's name of the model in `lang`."""
@@ -426,6 +434,14 @@ class Explorer:
         from glassformer.explore.experts import experts
 
         return experts(self, req)
+
+    def chat(self, req: dict) -> dict:
+        """One turn of the chat tab (explore/conversation.py)."""
+        return conversation.chat(self, req)
+
+    def diff(self, req: dict) -> dict:
+        """What tuning changed, post/diff.py's views (explore/diffview.py)."""
+        return diffview.diff(self, req)
 
     def _needs_tokens(self, endpoint: str) -> None:
         """next and generate need a model that reads and writes tokens."""

@@ -196,4 +196,13 @@ SPECS = {
         "seed": Field("int", 0, 0, 2**31 - 1),
         "session": Field("str", most=64),
     },
+    "chat": {
+        "message": Field("str", most=LIMITS.text_chars),
+        "session": Field("str", most=64),
+        "system": Field("str", most=LIMITS.text_chars),
+        "max_new_tokens": Field("int", 32, 1, LIMITS.new_tokens),
+        "seed": Field("int", 0, 0, 2**31 - 1),
+        **SHAPE,
+    },
+    "diff": {"prompt": Field("str", most=LIMITS.text_chars), **LANG},
 }

@@ -62,9 +62,10 @@ from starlette.routing import Route
 
 from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
+from glassformer.explore import conversation, diffview
 from glassformer.explore.experts import EXPERT_WORDS
 from glassformer.explore.explorer import Explorer
-from glassformer.explore.requests import SPECS, RequestError, parse_json
+from glassformer.explore.requests import SPECS, RequestError, parse_json, read
 from glassformer.files import json_text
 from glassformer.messages import LANGS, N_, NP_, language, normalize, say, t, translated
 from glassformer.models import build_model, model_class
@@ -263,6 +264,7 @@ PAGE_WORDS = {
 }
 
 PAGE_WORDS.update(EXPERT_WORDS)  # the routing panel's (explore/experts.py)
+PAGE_WORDS.update(conversation.WORDS | diffview.WORDS)  # the chat tab's and the diff view's
 
 
 def page_words(lang: str) -> dict[str, str]:
@@ -384,16 +386,19 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
         except RequestError as e:
             return _error(e, asked_language(request.scope))
         except Exception as e:  # ours, not the request's: say so, log it, keep serving
-            log.error(t("explore {endpoint} failed:\n{traceback}", endpoint=endpoint, traceback=traceback.format_exc()))
-            ours = RequestError(
-                "explore.internal",
-                "internal error in {endpoint}: {error}",
-                500,
-                code="internal",
-                endpoint=endpoint,
-                error=_said(e),
-            )
-            return _error(ours, asked_language(request.scope))
+            return _error(internal_error(endpoint, e), asked_language(request.scope))
+
+    async def chat_stream(request: Request) -> Response:  # JSON lines (explore/conversation.py: streamed)
+        lang = asked_language(request.scope)
+
+        def line(event: dict) -> bytes:
+            return Answer({"refused": event["refused"].body(lang)} if "refused" in event else event).body + b"\n"
+
+        try:
+            return await conversation.streamed(explorer, read(await _body(request, limit), SPECS["chat"]), line,
+                                               internal_error)  # fmt: skip
+        except RequestError as e:
+            return _error(e, lang)
 
     async def model_info(request: Request) -> Response:
         return Answer(explorer.info())
@@ -427,8 +432,23 @@ def create_app(explorer, hosts: tuple[str, ...] | None = LOCAL_HOSTS) -> Starlet
     ]
     routes += [Route("/api/model", model_info), Route("/api/words", words)]
     routes += [Route(f"/api/{name}", functools.partial(api, endpoint=name), methods=["POST"]) for name in SPECS]
+    routes.append(Route("/api/chat/stream", chat_stream, methods=["POST"]))  # the chat tab's answer, as it comes
     return Starlette(
         routes=routes, middleware=[Middleware(Guard, hosts=hosts)], exception_handlers={HTTPException: http_error}
+    )
+
+
+def internal_error(endpoint: str, e: Exception) -> RequestError:
+    """A bug of ours while answering `endpoint` (called where it was caught): logged with its
+    traceback, answered as a 500 that quotes it; the server keeps serving."""
+    log.error(t("explore {endpoint} failed:\n{traceback}", endpoint=endpoint, traceback=traceback.format_exc()))
+    return RequestError(
+        "explore.internal",
+        "internal error in {endpoint}: {error}",
+        500,
+        code="internal",
+        endpoint=endpoint,
+        error=_said(e),
     )
 
 
@@ -477,9 +497,11 @@ def latest_run(runs_dir=RUNS_DIR) -> Path:
     return max(runs, key=lambda r: (r / MODEL_FILE).stat().st_mtime)
 
 
-def open_run(run_dir) -> Explorer:
+def open_run(run_dir, against=None) -> Explorer:
     """A trained run, named in the page's language; it opens on its own training text when
-    config.json keeps an example of it (runs made since issue 27)."""
+    config.json keeps an example of it (runs made since issue 27). against: a run tuned from it, for
+    the diff view (runs that do not line up are refused here, before anything is served)."""
+    pair = diffview.open_against(run_dir, against) if against is not None else None
     model, tokenizer, config = load_model(run_dir)
     if isinstance(config.get("imported"), dict):  # imported GPT-2 files: no preset, say where from
         source = (N_("run {run} ({kind}, imported GPT-2 weights)"), {"run": str(run_dir), "kind": model.kind})
@@ -489,7 +511,23 @@ def open_run(run_dir) -> Explorer:
             {"run": str(run_dir), "kind": model.kind, "preset": config.get("preset", "?")},
         )
     example = config.get("example") if isinstance(config.get("example"), str) else None
-    return Explorer(model, tokenizer, source, example=example)
+    if example is None and isinstance(config.get("post"), dict):  # a chat run: its first example, templated
+        example = chat_example(config, tokenizer)
+    explorer = Explorer(model, tokenizer, source, example=example)
+    explorer.run, explorer.config, explorer.against = str(run_dir), config, pair
+    return explorer
+
+
+def chat_example(config: dict, tokenizer) -> str | None:
+    """A post-training run's first example as its chat template renders it, or None when its data
+    cannot be read any more (a file moved): the page then starts empty, as before."""
+    from glassformer.errors import GlassformerError
+    from glassformer.post.diff import run_examples
+
+    try:
+        return tokenizer.decode(run_examples(config, tokenizer, 1)[0])
+    except (GlassformerError, OSError, KeyError, IndexError):
+        return None
 
 
 def open_preset(name: str, seed: int = 0, overrides=()) -> Explorer:

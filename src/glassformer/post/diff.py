@@ -1,6 +1,6 @@
 """What post-training changed inside a model: `glassformer diff BASE TUNED` (cli/post.py).
 
-Five views, each a causal_views ``Grid`` (so the terminal table, the PNG heatmap, the HTML page and the
+Seven views, each a causal_views ``Grid`` (so the terminal table, the PNG heatmap, the HTML page and the
 JSON are causal_views' own ``text_table`` and ``write_all``):
 
     layers    ‖ΔW‖ / ‖W‖ of each layer (a block, the embedding, the head ...): its parameters together
@@ -10,8 +10,16 @@ JSON are causal_views' own ``text_table`` and ``write_all``):
               output projection that read them (``AttentionHeads.split_heads`` and ``from_heads``' layout)
     lora      a LoRA run's own update, ΔW = (α/r)·B·A from its lora.safetensors: its norm against the
               base layer's and its rank (at most r)
+    attention how far each head's attention moved on a few prompts: the total variation distance
+              ½·Σ_k |a_tuned − a_base| between its two attention rows, averaged over queries and prompts
+              (0: it looks where it looked, 1: somewhere else entirely)
+    effect    how each head's causal effect moved on the same prompts: what zeroing the head adds to the
+              loss of the prompts' own next tokens (causal_views.zero_ablation_loss), tuned minus base
     tokens    the next tokens whose probability moved most on a few prompts: p under the base, under the
               tuned model, and the change, largest |change| first
+
+``views`` makes them all: `glassformer diff` prints and writes them, `glassformer explore BASE --against
+TUNED` shows them in the page (explore/diffview.py).
 
 ΔW = W_tuned − W_base, ‖·‖ the Frobenius norm; a relative change divides by the base's norm (by the
 tuned one's where the base's is 0, as for a bias that started at zero; 0 when both are).
@@ -230,21 +238,36 @@ def lora_view(pair: Pair, run_dir: str | Path) -> Grid | None:
 def prompts_of_run(pair: Pair) -> list[list[int]]:
     """The first examples of the tuned run's own data, as ids (a conversation, a preference pair's
     chosen answer, a question); a run with no data of its own needs --prompt."""
+    return run_examples(pair.tuned_config, pair.tokenizer, PROMPTS_FROM_DATA)
+
+
+def run_examples(config: dict, tokenizer, n: int) -> list[list[int]]:
+    """The first ``n`` examples of a post-training run's own data (its config.json's ``post``), as ids,
+    rendered with its chat template; the explorer opens a chat run on the first."""
     from glassformer.post import data as post_data
     from glassformer.post.chat import CHAT_FORMATS
     from glassformer.post.tune import encode_examples
 
-    post = pair.tuned_config.get("post")
+    post = config.get("post")
     if not isinstance(post, dict):
         raise UsageError(
             "diff.no_prompt",
             "the tuned run has no data of its own to read prompts from: give one or more --prompt TEXT.",
         )
     examples, _ = post_data.load(post["method"], post["data"])
-    encoded = encode_examples(
-        post["method"], pair.tokenizer, CHAT_FORMATS[post["format"]].template(), examples[:PROMPTS_FROM_DATA]
-    )
+    encoded = encode_examples(post["method"], tokenizer, CHAT_FORMATS[post["format"]].template(), examples[:n])
     return [e[0].ids if isinstance(e, tuple) else e.ids for e in encoded]
+
+
+def prompt_ids(pair: Pair, texts: list[str] | None) -> list[list[int]]:
+    """The prompts of the views that run the models, as ids: ``texts`` encoded (an empty one refused),
+    or, with none, the tuned run's own first examples (``prompts_of_run``)."""
+    if not texts:
+        return prompts_of_run(pair)
+    prompts = [pair.tokenizer.encode(text) for text in texts]
+    if not all(prompts):
+        raise UsageError("sample.empty_prompt", "the prompt is empty: give the model at least one token to continue")
+    return prompts
 
 
 @torch.no_grad()
@@ -286,3 +309,66 @@ def token_view(pair: Pair, prompts: list[list[int]], top: int = TOP_TOKENS) -> G
         values,
         [t("over every position of {n} prompt(s); p is the probability of that next token.", n=len(prompts))],
     )
+
+
+@torch.no_grad()
+def head_moves(pair: Pair, prompts: list[list[int]]) -> tuple[Grid, Grid] | None:
+    """(attention, effect), a row per layer and a column per head, over ``prompts``: the total variation
+    distance between each head's attention rows under the base and the tuned model (averaged over the
+    queries of every prompt), and the change of its zero-ablation effect on the loss of the prompts' own
+    next tokens (tuned minus base; a prompt of one token has no next token and is skipped there). None
+    for a model whose layers declare no ``attn.weights`` and ``attn.z`` hooks."""
+    from glassformer.inspect.causal_views import zero_ablation_loss
+
+    L, H = pair.base.cfg.n_layers, pair.base.cfg.n_heads
+    names = [f"blocks.{layer}.attn.weights" for layer in range(L)]
+    points = pair.base.hook_points()
+    if not all(n in points and n.replace("weights", "z") in points for n in names):
+        return None
+    moved = torch.zeros(L, H, dtype=torch.float64)  # (L, H)
+    effect = torch.zeros(L, H, dtype=torch.float64)  # (L, H)
+    scored = 0
+    for prompt in prompts:
+        ids = torch.tensor([prompt[-pair.base.cfg.max_len :]])  # (1, T)
+        _, base = pair.base.run_with_cache(ids, names=names)
+        _, tuned = pair.tuned.run_with_cache(ids, names=names)
+        for layer, name in enumerate(names):
+            rows = (tuned[name][0].double() - base[name][0].double()).abs().sum(-1)  # (H, T_q)
+            moved[layer] += 0.5 * rows.mean(-1)  # (H,)
+        if ids.size(1) >= 2:
+            (b0, b), (u0, u) = (zero_ablation_loss(m, ids, 1) for m in (pair.base, pair.tuned))  # (), (L, H)
+            effect += (u.double() - u0) - (b.double() - b0)  # (L, H)
+            scored += 1
+    rows = [f"blocks.{layer}.attn" for layer in range(L)]
+    columns = [t("head {h}", h=h) for h in range(H)]
+    attention = Grid(
+        t("How far each head's attention moved, ½·Σ|a_tuned − a_base| (0 to 1)"),
+        rows,
+        columns,
+        (moved / max(len(prompts), 1)).tolist(),
+        [t("over every query of {n} prompt(s).", n=len(prompts))],
+    )
+    causal = Grid(
+        t("How each head's causal effect moved: loss rise when zeroed, tuned − base"),
+        rows,
+        columns,
+        (effect / max(scored, 1)).tolist(),
+        [t("over the next tokens of {n} prompt(s); > 0: the tuned model leans on the head more.", n=scored)],
+    )
+    return attention, causal
+
+
+def views(pair: Pair, run_dir: str | Path, prompts: list[list[int]]) -> dict[str, Grid | None]:
+    """Every view, by the stem its files are written under (None: a view this pair has nothing for):
+    what `glassformer diff` prints and writes and `glassformer explore --against` shows."""
+    layers, weights = weight_views(pair)
+    moves = head_moves(pair, prompts)
+    return {
+        "diff_layers": layers,
+        "diff_weights": weights,
+        "diff_heads": head_view(pair),
+        "diff_lora": lora_view(pair, run_dir),
+        "diff_attention": moves[0] if moves else None,
+        "diff_effect": moves[1] if moves else None,
+        "diff_tokens": token_view(pair, prompts),
+    }

@@ -122,18 +122,35 @@ def yarn_results(**pairs) -> dict:
     }
     base.update(pairs)
     scalings = {k: {"per_position": [], "inside": spread(i), "beyond": spread(b)} for k, (i, b) in base.items()}
-    return {"steps": 600, "T": 64, "T_eval": 256, "factor": 4, "scalings": scalings}
+    return {"steps": 600, "T": 64, "T_eval": 256, "factor": 4, "corpus": "shakespeare", "scalings": scalings}
+
+
+def both_texts(en: dict, zh: dict) -> dict:
+    """Results on two texts: `en`'s as the English one, `zh`'s scalings as zh-poems'."""
+    return {**en, "zh": {"corpus": "zh-poems", "scalings": zh["scalings"]}}
 
 
 def test_yarn_holds_when_flat_and_below_plain_rope():
-    v = yarn.verdicts(yarn_results())["yarn.flat"]
-    assert v.level == "holds" and (v.figures["T"], v.figures["T_eval"]) == (64, 256)
+    v = yarn.verdicts(both_texts(yarn_results(), yarn_results()))["yarn.flat"]
+    assert v.level == "holds" and (v.figures["T"], v.figures["T_eval"], v.figures["corpus"]) == (64, 256, "shakespeare")
+
+
+def test_each_text_gets_its_own_verdict_by_the_same_rule():
+    flat, rising = yarn_results(), yarn_results(yarn=((1.6, 1.6), (1.9, 2.6)))
+    v = yarn.verdicts(both_texts(flat, rising))
+    assert (v["yarn.flat"].level, v["yarn.flat_zh"].level) == ("holds", "fails")
+    assert v["yarn.flat_zh"].figures["corpus"] == "zh-poems"
+    assert v["yarn.flat_zh"].figures == {**yarn.verdict("zh-poems", 64, 256, rising["scalings"]).figures}
+    v = yarn.verdicts(both_texts(rising, flat))
+    assert (v["yarn.flat"].level, v["yarn.flat_zh"].level) == ("fails", "holds")
 
 
 def test_yarn_rising_past_the_flat_limit_is_half_true_and_overlapping_plain_rope_fails():
-    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.75, 1.76))))["yarn.flat"].level == "half-true"  # +0.155
+    rises = yarn_results(yarn=((1.6, 1.6), (1.75, 1.76)))  # +0.155
+    assert yarn.verdicts(both_texts(rises, rises))["yarn.flat"].level == "half-true"
     # YaRN rises and one seed reaches plain RoPE's lowest: neither part
-    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.9, 2.6))))["yarn.flat"].level == "fails"
+    reaches = yarn_results(yarn=((1.6, 1.6), (1.9, 2.6)))
+    assert yarn.verdicts(both_texts(reaches, reaches))["yarn.flat"].level == "fails"
 
 
 def test_every_scaling_reads_the_one_trained_state_and_plain_is_unchanged():

@@ -119,6 +119,7 @@ def yarn_results(**pairs) -> dict:
         "linear": ((1.70, 1.72), (1.80, 1.82)),
         "dynamic": ((1.61, 1.63), (1.90, 1.95)),
         "yarn": ((1.62, 1.64), (1.68, 1.70)),
+        "llama3": ((1.61, 1.63), (1.75, 1.80)),
     }
     base.update(pairs)
     scalings = {k: {"per_position": [], "inside": spread(i), "beyond": spread(b)} for k, (i, b) in base.items()}
@@ -167,7 +168,7 @@ def test_every_scaling_reads_the_one_trained_state_and_plain_is_unchanged():
     from glassformer.lab.common import position_losses
 
     assert (losses["none"] == position_losses(trained, x, y)).all()  # plain: the trained model itself
-    for name in ("linear", "dynamic", "yarn"):  # a scaling changes what the same weights compute
+    for name in ("linear", "dynamic", "yarn", "llama3"):  # a scaling changes what the same weights compute
         assert not (losses[name] == losses["none"]).all(), name
     with pytest.raises(RuntimeError):  # a state of another shape does not load
         yarn.read_long(trained, lab_preset(position="rope", d_model=32), "yarn", 16, 4, 20, x, y)

@@ -38,7 +38,7 @@ from glassformer.text.chinese import ZH_POEMS
 
 FULL = {"steps": 600, "T": 64, "factor": 4}
 FAST = {"steps": 40, "T": 16, "factor": 4}
-SCALINGS = ("none", "linear", "dynamic", "yarn")
+SCALINGS = ("none", "linear", "dynamic", "yarn", "llama3")
 FLAT = 0.1  # nats: "flat" = beyond T at most this far above the loss inside T
 WINDOWS = 32  # fixed validation windows of 4T characters
 
@@ -141,6 +141,7 @@ def verdict(corpus: str, T: int, T_eval: int, v: dict) -> Verdict:
         "plain_beyond": pm(plain["beyond"]),
         "linear_beyond": pm(v["linear"]["beyond"]),
         "dynamic_beyond": pm(v["dynamic"]["beyond"]),
+        "llama3_beyond": pm(v["llama3"]["beyond"]),
     }
     return Verdict(level(parts), figures)
 
@@ -181,8 +182,8 @@ def flat_claim(key: str, claim: str, paper_says: str) -> Claim:
         finding=N_(
             "On {corpus}, trained on {T}, read on {T_eval}: YaRN {yarn_in} inside, "
             "{yarn_beyond} beyond; plain RoPE {plain_in} inside, "
-            "{plain_beyond} beyond; beyond, linear {linear_beyond} and "
-            "dynamic {dynamic_beyond}."
+            "{plain_beyond} beyond; beyond, linear {linear_beyond}, "
+            "dynamic {dynamic_beyond} and Llama 3's {llama3_beyond}."
         ),
         limits={"flat": figure(FLAT)},
         paper="arXiv 2309.00071",
@@ -197,7 +198,9 @@ def flat_claim(key: str, claim: str, paper_says: str) -> Claim:
 
 EXPERIMENT = Experiment(
     name="yarn",
-    title=N_("RoPE past the training length: plain, and stretched by linear, NTK-aware (dynamic) and YaRN scaling"),
+    title=N_(
+        "RoPE past the training length: plain, and stretched by linear, NTK-aware (dynamic), YaRN and Llama 3 scaling"
+    ),
     setup=N_(
         "The char model with rotary positions (position=rope), trained "
         "on windows of {T} characters for {steps} steps, once on the "
@@ -205,7 +208,7 @@ EXPERIMENT = Experiment(
         "with the same weights on windows of {T_eval} under each RoPE "
         "scaling of factor {factor} from the original length {T}: none "
         "(plain RoPE), linear (Position Interpolation), dynamic "
-        "(NTK-aware) and yarn. The loss at each position of fixed "
+        "(NTK-aware), yarn and llama3 (Llama 3's). The loss at each position of fixed "
         "validation windows. Unlike the paper, whose models are "
         "fine-tuned after the scaling, these are not."
     ),

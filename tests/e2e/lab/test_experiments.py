@@ -180,7 +180,7 @@ def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(
     assert r["T_eval"] == r["factor"] * r["T"]
     assert (r["corpus"], r["zh"]["corpus"]) == ("toy", "toy")  # --fast: the toy text read twice, by the same code
     for scalings in (r["scalings"], r["zh"]["scalings"]):
-        assert list(scalings) == ["none", "linear", "dynamic", "yarn"]
+        assert list(scalings) == ["none", "linear", "dynamic", "yarn", "llama3"]
         for name, v in scalings.items():
             per = np.array(v["per_position"])  # (seeds, T_eval)
             assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name

@@ -102,7 +102,7 @@ def read_corpus(ctx, corpus, s: dict) -> dict:
 
 
 def plot(ctx, out: dict) -> None:
-    fig, axes = new_figure(11, 4, cols=2)
+    fig, axes = new_figure(9, 3.6, cols=2)
     texts = ((out["corpus"], out["scalings"]), (out["zh"]["corpus"], out["zh"]["scalings"]))
     for ax, (corpus, scalings) in zip(axes[0], texts, strict=True):
         for scaling, v in scalings.items():

@@ -180,7 +180,7 @@ def flat_claim(key: str, claim: str, paper_says: str) -> Claim:
             "every YaRN seed. Both: holds; one: half-true; neither: fails."
         ),
         finding=N_(
-            "On {corpus}, trained on {T}, read on {T_eval}: YaRN {yarn_in} inside, "
+            "Trained on {T}, read on {T_eval}: YaRN {yarn_in} inside, "
             "{yarn_beyond} beyond; plain RoPE {plain_in} inside, "
             "{plain_beyond} beyond; beyond, linear {linear_beyond}, "
             "dynamic {dynamic_beyond} and Llama 3's {llama3_beyond}."
@@ -189,7 +189,7 @@ def flat_claim(key: str, claim: str, paper_says: str) -> Claim:
         paper="arXiv 2309.00071",
         paper_says=paper_says,
         ours=N_(
-            "{corpus}, char model, trained on {T}, beyond it up to {T_eval}: YaRN "
+            "char model, trained on {T}, beyond it up to {T_eval}: YaRN "
             "{yarn_in} → {yarn_beyond} nats, plain RoPE {plain_in} → "
             "{plain_beyond}"
         ),

@@ -182,6 +182,7 @@ def test_the_sandbox_is_on_for_every_file_that_ran(confined):
     for name, report in confined["reports"].items():
         assert report.sandbox is not None and report.sandbox["on"], (name, report.sandbox)
         assert report.sandbox["missing"] == []
+        # snapshot: the sandbox's layer names are its report's ids (the learner's report lists them as they are)
         assert {"network namespace", "pid namespace"} <= set(report.sandbox["layers"])
 
 
@@ -515,6 +516,7 @@ def test_the_layers_reported_are_those_the_abi_in_use_enforces(tmp_path):
         with os.fdopen(read, "rb") as pipe:
             got[abi] = json.loads(pipe.read() or b"null")
         os.waitpid(pid, 0)
+    # snapshot: Landlock's layer names per ABI are the report's ids, what each ABI enforces
     assert got == {
         3: [3, ["landlock abi 3: files"]],
         4: [4, ["landlock abi 4: files", "landlock: no tcp"]],

@@ -116,6 +116,7 @@ def test_the_sandbox_is_on_for_an_ordinary_user(as_nobody):
         pytest.skip("no Landlock on this system: the sandbox is off here")
     for name, report in as_nobody["reports"].items():
         assert report["sandbox"]["on"] and report["sandbox"]["missing"] == [], (name, report["sandbox"])
+        # snapshot: the sandbox's layer names are its report's ids
         assert {"user namespace", "network namespace", "pid namespace"} <= set(report["sandbox"]["layers"]), name
 
 

@@ -153,6 +153,7 @@ def test_the_notebook_html_whole_around_the_picture_and_the_frame():
     assert base64.b64decode(image) == view.png()
     summary = html.unescape(re.search("<summary>(.*?)</summary>", page).group(1))  # what the frame holds
     assert summary in {t(m) for m, f in heard if not f} - {masked_note()}  # a sentence of its own
+    # snapshot: the notebook frame's markup whole: its structure is the point, its one sentence read from what was said
     assert page == (
         f'<div><img alt="{html.escape(view._title())}" style="max-width: 100%" src="data:image/png;base64,{image}">'
         f"<details><summary>{html.escape(summary)}</summary>"

@@ -134,6 +134,7 @@ def test_the_shipped_font_covers_gb2312_the_chinese_catalogue_and_the_explorers_
     needed = recipe.gb2312() | chinese_catalogue() | set(PRESET_CHARS)
     missing = {c for c in needed if not c.isspace() and ord(c) not in have}
     assert missing == set()
+    # snapshot: the licence's own title (OFL.txt, a file we ship, not our words)
     assert "SIL OPEN FONT LICENSE Version 1.1" in LICENSE.read_text(encoding="utf-8")
     assert CJK_FONT.stat().st_size < 2_500_000  # a subset, not the 19 MB collection
 

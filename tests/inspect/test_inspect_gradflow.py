@@ -245,6 +245,7 @@ def test_every_field_of_every_row_and_the_status_at_both_thresholds():
     got = [(r.name, r.layer, r.shape, r.grad_norm, r.grad_abs_mean, r.update_ratio, r.status) for r in rows]
     nan = got[1][3]
     assert math.isnan(nan) and math.isnan(got[1][4])
+    # snapshot: the status column's values are ids the view colours by ("no grad", "vanishing")
     assert got[:1] + got[2:] == [
         ("pos_embed.table.weight", "embed", (4, 4), 1.0, 0.25, None, "ok"),
         ("blocks.0.attn.proj.weight", "block 0", (4, 4), 2.0, 0.5, None, "ok"),  # = explode: not exploding

@@ -119,21 +119,39 @@ def yarn_results(**pairs) -> dict:
         "linear": ((1.70, 1.72), (1.80, 1.82)),
         "dynamic": ((1.61, 1.63), (1.90, 1.95)),
         "yarn": ((1.62, 1.64), (1.68, 1.70)),
+        "llama3": ((1.61, 1.63), (1.75, 1.80)),
     }
     base.update(pairs)
     scalings = {k: {"per_position": [], "inside": spread(i), "beyond": spread(b)} for k, (i, b) in base.items()}
-    return {"steps": 600, "T": 64, "T_eval": 256, "factor": 4, "scalings": scalings}
+    return {"steps": 600, "T": 64, "T_eval": 256, "factor": 4, "corpus": "shakespeare", "scalings": scalings}
+
+
+def both_texts(en: dict, zh: dict) -> dict:
+    """Results on two texts: `en`'s as the English one, `zh`'s scalings as zh-poems'."""
+    return {**en, "zh": {"corpus": "zh-poems", "scalings": zh["scalings"]}}
 
 
 def test_yarn_holds_when_flat_and_below_plain_rope():
-    v = yarn.verdicts(yarn_results())["yarn.flat"]
-    assert v.level == "holds" and (v.figures["T"], v.figures["T_eval"]) == (64, 256)
+    v = yarn.verdicts(both_texts(yarn_results(), yarn_results()))["yarn.flat"]
+    assert v.level == "holds" and (v.figures["T"], v.figures["T_eval"], v.figures["corpus"]) == (64, 256, "shakespeare")
+
+
+def test_each_text_gets_its_own_verdict_by_the_same_rule():
+    flat, rising = yarn_results(), yarn_results(yarn=((1.6, 1.6), (1.9, 2.6)))
+    v = yarn.verdicts(both_texts(flat, rising))
+    assert (v["yarn.flat"].level, v["yarn.flat_zh"].level) == ("holds", "fails")
+    assert v["yarn.flat_zh"].figures["corpus"] == "zh-poems"
+    assert v["yarn.flat_zh"].figures == {**yarn.verdict("zh-poems", 64, 256, rising["scalings"]).figures}
+    v = yarn.verdicts(both_texts(rising, flat))
+    assert (v["yarn.flat"].level, v["yarn.flat_zh"].level) == ("fails", "holds")
 
 
 def test_yarn_rising_past_the_flat_limit_is_half_true_and_overlapping_plain_rope_fails():
-    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.75, 1.76))))["yarn.flat"].level == "half-true"  # +0.155
+    rises = yarn_results(yarn=((1.6, 1.6), (1.75, 1.76)))  # +0.155
+    assert yarn.verdicts(both_texts(rises, rises))["yarn.flat"].level == "half-true"
     # YaRN rises and one seed reaches plain RoPE's lowest: neither part
-    assert yarn.verdicts(yarn_results(yarn=((1.6, 1.6), (1.9, 2.6))))["yarn.flat"].level == "fails"
+    reaches = yarn_results(yarn=((1.6, 1.6), (1.9, 2.6)))
+    assert yarn.verdicts(both_texts(reaches, reaches))["yarn.flat"].level == "fails"
 
 
 def test_every_scaling_reads_the_one_trained_state_and_plain_is_unchanged():
@@ -150,7 +168,7 @@ def test_every_scaling_reads_the_one_trained_state_and_plain_is_unchanged():
     from glassformer.lab.common import position_losses
 
     assert (losses["none"] == position_losses(trained, x, y)).all()  # plain: the trained model itself
-    for name in ("linear", "dynamic", "yarn"):  # a scaling changes what the same weights compute
+    for name in ("linear", "dynamic", "yarn", "llama3"):  # a scaling changes what the same weights compute
         assert not (losses[name] == losses["none"]).all(), name
     with pytest.raises(RuntimeError):  # a state of another shape does not load
         yarn.read_long(trained, lab_preset(position="rope", d_model=32), "yarn", 16, 4, 20, x, y)

@@ -67,6 +67,7 @@ def test_the_chinese_ours_and_measured_cells_have_no_english_word(records):
 
 
 def test_the_english_detector_finds_english_in_chinese():
+    # snapshot: a made-up mixed line the English detector is fed, not the package's words
     assert english_words("测试跃升于第 4700 步、never") == ["never"]
     assert english_words("头 L1H0：ICL -0.66 nats，p = 53") == []
 

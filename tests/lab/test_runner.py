@@ -237,3 +237,38 @@ def test_results_and_report_record_the_commit_or_null(tmp_path, monkeypatch, cod
         assert _code(saved, lang) in report
         if code is not None:  # the changes are said: the line is not a clean commit's
             assert _code(saved, lang) != _code({"git": {**code, "dirty": False}}, lang)
+
+
+def test_a_figure_too_big_at_the_usual_resolution_is_drawn_coarser_and_one_too_big_keeps_the_old_file(
+    tmp_path, monkeypatch
+):
+    """A two-panel figure once came out 201,827 bytes at the end of a 20-minute run: the run was lost
+    and the committed figure overwritten. Now it is drawn at the next resolution down; only a figure
+    too big at every one is refused, and then the file already there is kept."""
+    import numpy as np
+
+    from glassformer.lab import runner
+    from glassformer.lab.runner import Context, new_figure
+
+    def noisy():
+        fig, axes = new_figure(6, 4)
+        axes[0, 0].imshow(np.random.default_rng(0).random((300, 300)))  # noise: PNG cannot compress it
+        return fig
+
+    ctx = Context(tmp_path, fast=True, seeds=1)
+    sizes = {}
+    for dpi in runner.DPIS:
+        data = io.BytesIO()
+        noisy().savefig(data, dpi=dpi, format="png")
+        sizes[dpi] = data.tell()
+    assert sizes[90] > sizes[75] > sizes[60]
+    monkeypatch.setattr(runner, "MAX_PNG_BYTES", (sizes[90] + sizes[75]) // 2)  # too big at 90 only
+    assert ctx.figure(noisy(), "noise") == "noise.png"
+    png = (tmp_path / "noise.png").read_bytes()
+    assert int.from_bytes(png[16:20], "big") == 6 * 75  # IHDR's width in pixels: drawn at 75 dpi
+    kept = (tmp_path / "noise.png").read_bytes()
+    monkeypatch.setattr(runner, "MAX_PNG_BYTES", sizes[60] - 1)  # too big at every resolution
+    with pytest.raises(Unsupported) as refused:
+        ctx.figure(noisy(), "noise")
+    assert refused.value.code == "lab.figure_size" and refused.value.fields["size"] > runner.MAX_PNG_BYTES
+    assert (tmp_path / "noise.png").read_bytes() == kept and ctx.figures == ["noise.png"]

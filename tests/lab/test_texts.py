@@ -30,13 +30,16 @@ def test_every_experiment_and_claim_has_its_words():
         assert in_catalogue(exp.title) and in_catalogue(exp.setup), name
         assert exp.claims, f"{name} tests no claim"
         used += [exp.title, exp.setup]
+        mine: list[str] = []  # one experiment's claims may share a rule's words: the one rule on two texts (yarn)
         for claim in exp.claims:
             assert claim.tutorial in TUTORIALS or claim.paper, claim  # a tutorial, or a ledger paper
             assert claim.key.startswith(name + "."), f"{claim.key} should start with {name}."
             assert all(in_catalogue(words) for words in words_of(claim)), claim.key
             assert bool(claim.paper) == bool(claim.paper_says) == bool(claim.ours), claim.key  # a ledger entry's two
-            used += words_of(claim)
+            assert claim.claim not in mine, claim.key  # but each claims its own thing
+            mine += [w for w in words_of(claim) if w not in mine]
             ours.add(claim.ours)
+        used += mine
     # each claim has its own words; a ledger entry's `ours` reads measured fields, and two entries that
     # measure the same things share it (induction-text's attention and ffn entries)
     own = [words for words in used if words not in ours]

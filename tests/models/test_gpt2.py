@@ -609,6 +609,7 @@ def test_every_tensor_is_placed_or_refused_by_name():
     assert ours.keys() == mine.keys() and all(torch.equal(ours[k], mine[k]) for k in mine)
     with pytest.raises(UsageError) as caught:
         state_dict_from_gpt2({**theirs, "h.2.mlp.c_fc.weight": torch.ones(1)}, 2, tied=False, source="the weights")
+    # snapshot: the source field is the test's own value ("the weights"), passed in and given back
     assert (caught.value.code, caught.value.fields) == (
         "gpt2.tensors_unused",
         {"source": "the weights", "names": "h.2.mlp.c_fc.weight", "more": ""},

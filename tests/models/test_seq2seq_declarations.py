@@ -184,6 +184,7 @@ def test_without_biases_the_head_has_no_bias_term_and_a_final_norm_only_a_gain()
 
 def test_the_kind_says_what_it_reads_its_loss_and_its_outputs():
     model = EncoderDecoder(BASE)
+    # snapshot: the kind's declared inputs ("token pairs") are an id the trainer and views dispatch on
     assert (model.inputs, model.loss, model.samples, model.n_outputs) == ("token pairs", "label_smoothed", False, 17)
     assert EncoderDecoder(replace(BASE, vocab_size=30)).n_outputs == 30
 

@@ -58,8 +58,10 @@ def test_the_patterns_catch_what_they_should_and_nothing_else():
     ]
     assert offences("F.multi_head_attention_forward(x)") == ["multi_head_attention_forward"]
     # ours is fine: defined, called and imported from glassformer
+    # snapshot: code snippets the lint test is fed, not sentences
     assert offences("def scaled_dot_product_attention(q, k, v, mask=None):") == []
     assert offences("out, w = scaled_dot_product_attention(q, k, v, mask)") == []
+    # snapshot: code snippets the lint test is fed, not sentences
     assert offences("from glassformer.nn.attention import scaled_dot_product_attention") == []
     assert offences("class TransformerStack(HookedModel): pass") == []
     # mentions in comments and docstrings are explanations, not calls

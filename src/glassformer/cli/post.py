@@ -72,6 +72,20 @@ METHOD_HELP = {
 }
 
 
+# what a run is started with, and their defaults: a resumed run keeps its own (run_post refuses them there)
+START_ONLY = {
+    "format": "chatml",
+    "lora_r": None,
+    "lora_alpha": None,
+    "lora_target": LORA_TARGET,
+    "pack": False,
+    "beta": None,
+    "group": 4,
+    "max_new_tokens": 8,
+    "temperature": 1.0,
+}
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     for method, words in METHOD_HELP.items():
         p = subparsers.add_parser(method, allow_abbrev=False, help=t(words["help"]), description=t(words["about"]))
@@ -91,7 +105,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             "--resume", metavar="RUN", default=None, help=t("continue the post-training run in this directory")
         )
         p.add_argument(
-            "--format", choices=CHAT_FORMATS, default="chatml", help=t("the chat template (default: chatml)")
+            "--format",
+            choices=CHAT_FORMATS,
+            default=START_ONLY["format"],
+            help=t("the chat template (default: {default})", default=START_ONLY["format"]),
         )
         p.add_argument(
             "--lora-r",
@@ -104,10 +121,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         )
         p.add_argument(
             "--lora-target",
-            default=LORA_TARGET,
+            default=START_ONLY["lora_target"],
             help=t(
                 "a regular expression the full names of LoRA's linear layers match (default: {default})",
-                default=LORA_TARGET,
+                default=START_ONLY["lora_target"],
             ),
         )
         p.add_argument("--no-progress", action="store_true", help=t("no progress bar (log lines still print)"))
@@ -124,19 +141,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
             p.add_argument("--beta", type=positive, default=None, help=t(words["beta"]))
         if method == "grpo":
             p.add_argument(
-                "--group", type=count, default=4, help=t("answers sampled per question (default: {default})", default=4)
+                "--group",
+                type=count,
+                default=START_ONLY["group"],
+                help=t("answers sampled per question (default: {default})", default=START_ONLY["group"]),
             )
             p.add_argument(
                 "--max-new-tokens",
                 type=count,
-                default=8,
-                help=t("the longest answer sampled, in tokens (default: {default})", default=8),
+                default=START_ONLY["max_new_tokens"],
+                help=t(
+                    "the longest answer sampled, in tokens (default: {default})", default=START_ONLY["max_new_tokens"]
+                ),
             )
             p.add_argument(
                 "--temperature",
                 type=temperature,
-                default=1.0,
-                help=t("the sampling temperature of the answers (default: {default})", default=1.0),
+                default=START_ONLY["temperature"],
+                help=t(
+                    "the sampling temperature of the answers (default: {default})", default=START_ONLY["temperature"]
+                ),
             )
         p.set_defaults(func=run_post, method=method, accepts_overrides=True)
     register_chat(subparsers)
@@ -265,6 +289,18 @@ def run_post(args: argparse.Namespace) -> int:
                 "{method} --resume RUN).",
                 method=args.method,
             )
+        given = [
+            f"--{k.replace('_', '-')}" for k, default in START_ONLY.items() if getattr(args, k, default) != default
+        ]
+        if given:  # each would be silently the run's own: say so instead
+            raise UsageError(
+                "post.resume_settings",
+                "{options} are chosen when a run starts, and {dir} keeps its "
+                "own: leave them out with --resume (or start a new run with "
+                "them).",
+                options=", ".join(given),
+                dir=args.resume,
+            )
         run = tune.resume(args.resume, args.overrides, progress=not args.no_progress)
         say("resuming {dir} from step {step}", dir=run.dir, step=run.trainer.step)
     else:
@@ -291,11 +327,11 @@ def run_post(args: argparse.Namespace) -> int:
             chat_format=args.format,
             lora=lora,
             beta=getattr(args, "beta", None),
-            group=getattr(args, "group", 4),
-            max_new_tokens=getattr(args, "max_new_tokens", 8),
-            temperature=getattr(args, "temperature", 1.0),
+            group=getattr(args, "group", START_ONLY["group"]),
+            max_new_tokens=getattr(args, "max_new_tokens", START_ONLY["max_new_tokens"]),
+            temperature=getattr(args, "temperature", START_ONLY["temperature"]),
             progress=not args.no_progress,
-            pack=getattr(args, "pack", False),
+            pack=getattr(args, "pack", START_ONLY["pack"]),
         )
         post = run.config["post"]
         trained = sum(p.numel() for p in run.model.parameters() if p.requires_grad)

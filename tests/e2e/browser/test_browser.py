@@ -229,6 +229,7 @@ def test_a_chinese_run_opens_in_chinese_with_the_served_font_on_a_machine_withou
         assert page.evaluate("document.documentElement.lang") == "zh-CN"
         assert page.input_value("#text") == poem  # a Chinese model opens on Chinese
         served = page.evaluate(GLYPHS, ["春眠", '"Glassformer CJK"'])
+        # snapshot: a font family's CSS name, the one without hanzi, not a sentence
         assert served != page.evaluate(GLYPHS, ["春眠", '"DejaVu Sans"'])  # no CJK glyphs there: boxes
         for where in ("#tokens .tok-text", "#lang-zh", "#text", "#input-panel h2"):  # buttons and boxes too
             family = page.evaluate(f"getComputedStyle(document.querySelector({where!r})).fontFamily")

@@ -53,6 +53,7 @@ def assert_draws_hanzi(page, selector: str, a: str = "春", b: str = "眠") -> N
     first, second = page.evaluate(DRAWN, [a, family]), page.evaluate(DRAWN, [b, family])
     assert first != second, selector  # two boxes would be equal
     assert first == page.evaluate(DRAWN, [a, f'"{FAMILY}"']), selector
+    # snapshot: a font family's CSS name, the one without hanzi, not a sentence
     assert first != page.evaluate(DRAWN, [a, '"DejaVu Sans"']), selector  # a font without hanzi: the box
     width = page.evaluate(f"document.querySelector({selector!r}).getBoundingClientRect().width")
     assert width > 0, selector

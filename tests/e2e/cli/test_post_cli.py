@@ -92,3 +92,16 @@ def test_bad_input_is_one_line(base, tmp_path, capsys, lang):
         assert (code, key in heard.keys()) == (exit_code, True), (argv, heard.keys())
         assert len(err.strip().splitlines()) == 1, err
     assert list(taken.iterdir()) == [] and not (tmp_path / "new").exists()
+
+
+def test_a_start_setting_given_with_resume_is_refused_not_ignored(base, tmp_path, capsys):
+    """`sft --resume RUN --pack` used to resume unpacked and say nothing: a run keeps the settings it
+    started with, so a start-only option beside --resume is refused, naming each one given."""
+    out = tmp_path / "run"
+    assert run_cli(capsys, "sft", str(base), "--data", BUILTIN, "--out", str(out), "--no-progress", *TINY)[0] == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    code, _, _, heard = run_cli(capsys, "sft", "--resume", str(out), "--pack", "--lora-r", "2", "--max_steps=6")
+    assert code == 2 and heard.of("post.resume_settings") == [{"options": "--lora-r, --pack", "dir": str(out)}]
+    code, _, _, heard = run_cli(capsys, "grpo", "--resume", str(out), "--group", "8")
+    assert code == 2 and heard.of("post.resume_settings") == [{"options": "--group", "dir": str(out)}]
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before  # nothing touched

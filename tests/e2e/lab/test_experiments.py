@@ -177,12 +177,16 @@ def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(
     record = fast("yarn", lab_out)
     assert record["cpu_seconds"] < 15  # the --fast budget
     r = record["results"]
-    assert r["T_eval"] == r["factor"] * r["T"] and list(r["scalings"]) == ["none", "linear", "dynamic", "yarn"]
-    for name, v in r["scalings"].items():
-        per = np.array(v["per_position"])  # (seeds, T_eval)
-        assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name
-        assert v["beyond"]["mean"] == pytest.approx(per[:, r["T"] :].mean()), name
-        assert v["inside"]["mean"] == pytest.approx(per[:, r["T"] // 2 : r["T"]].mean()), name
+    assert r["T_eval"] == r["factor"] * r["T"]
+    assert (r["corpus"], r["zh"]["corpus"]) == ("toy", "toy")  # --fast: the toy text read twice, by the same code
+    for scalings in (r["scalings"], r["zh"]["scalings"]):
+        assert list(scalings) == ["none", "linear", "dynamic", "yarn", "llama3"]
+        for name, v in scalings.items():
+            per = np.array(v["per_position"])  # (seeds, T_eval)
+            assert per.shape == (1, r["T_eval"]) and np.isfinite(per).all(), name
+            assert v["beyond"]["mean"] == pytest.approx(per[:, r["T"] :].mean()), name
+            assert v["inside"]["mean"] == pytest.approx(per[:, r["T"] // 2 : r["T"]].mean()), name
+    assert [c["key"] for c in record["claims"]] == ["yarn.flat", "yarn.flat_zh"]
 
 
 def test_no_ffn_block_adds_nothing():

@@ -53,6 +53,7 @@ def test_tutorial_data_and_vocabulary():
     assert data.rows.shape == (100, 5)
     assert [tok.decode([i]) for i in data.rows[0]] == ["<BOS>", "hello", "world", "<EOS>", "<PAD>"]  # one per id
     assert (data.rows == data.rows[0]).all()
+    # snapshot: the lesson's own two-word input, one word known and one not
     assert tok.encode("hello there") == [tok.encode("hello")[0], tok.unk_id]
 
 

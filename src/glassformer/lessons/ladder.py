@@ -35,6 +35,7 @@ import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from glassformer.config import BABY, LADDER_FAST, LADDER_STEPS, TRAIN_BABY, ModelConfig, Preset, get_preset
@@ -265,7 +266,7 @@ def climb(nar: Narrator, configs, corpus, run_cfg, seed: int) -> list[Measured]:
         T=run_cfg.seq_len,
         data=corpus.name,
     )
-    prompt = torch.as_tensor(corpus.val[:PREFILL], dtype=torch.long).unsqueeze(0)  # (1, P)
+    prompt = torch.tensor(np.asarray(corpus.val[:PREFILL], dtype=np.int64)).unsqueeze(0)  # (1, P), a copy
     every = max(1, run_cfg.max_steps // 50)
     tokens = run_cfg.max_steps * run_cfg.batch_size * run_cfg.seq_len
     out = []

@@ -34,6 +34,7 @@ import math
 import os
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -274,13 +275,13 @@ def climb(nar: Narrator, configs, corpus, run_cfg, seed: int) -> list[Measured]:
         fit = train(Preset(cfg, run_cfg), corpus, seed, run_cfg.max_steps, every=every)
         if fit.status != "done":
             raise FloatingPointError(fit.status)
-        model = fit.model
+        model: Any = fit.model  # a GPT (models/gpt.py)
         m = Measured(
             rung.key,
-            model.cfg,
+            cfg,
             model.num_params(),
             cache_bytes_per_token(model, prompt),
-            kv_cache_per_token(model.cfg).mine,
+            kv_cache_per_token(cfg).mine,
             tokens / fit.seconds,
             fit.seconds,
             eval_loss(model, corpus, run_cfg.seq_len),
@@ -382,7 +383,8 @@ def show_claims(nar: Narrator) -> list[dict]:
 
 def untied_cost(nar: Narrator, last: ModelConfig) -> int:
     """The parameters an untied head would add to the last rung (baby-qwen3 keeps it tied)."""
-    tied, untied = build_model(last), build_model(replace(last, tie_weights=False))
+    tied: Any = build_model(last)
+    untied: Any = build_model(replace(last, tie_weights=False))
     extra = untied.num_params() - tied.num_params()
     nar.say(
         "baby-qwen3 keeps its head tied to the token embedding, as the small Qwen3 models do; an untied head "
@@ -435,7 +437,9 @@ def run(
         nar = Narrator(lang, explain, echo)
         configs = ladder()
         corpus = load_corpus(data or (TOY if fast else "shakespeare"), cache_dir)
-        sizes = {"batch_size": LADDER_FAST["batch_size"], "seq_len": LADDER_FAST["seq_len"]} if fast else {}
+        sizes: dict[str, Any] = (
+            {"batch_size": LADDER_FAST["batch_size"], "seq_len": LADDER_FAST["seq_len"]} if fast else {}
+        )
         run_cfg = replace(TRAIN_BABY, max_steps=steps, seed=seed, threads=0, **sizes)
         corpus.need(run_cfg.seq_len)
         folder = out_dir("ladder", out)

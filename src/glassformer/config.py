@@ -198,6 +198,9 @@ SINE_EPOCHS = {"forecast": 30, "tutorial": 10}  # lessons/sine.py: task -> defau
 SINE_FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # lessons/sine.py: --fast sizes (the tests)
 SINE_N_TRAIN, SINE_N_VAL = 5000, 1000  # train/data.py: the sine tutorial's data sizes
 SEQ2SEQ_FAST_STEPS = 300  # lessons/seq2seq.py: --fast steps (a smaller model, trained less)
+# lessons/ladder.py: steps per rung (8 rungs of baby's size: minutes on a 2-core CPU), and --fast's run
+LADDER_STEPS = 500
+LADDER_FAST = {"steps": 20, "batch_size": 4, "seq_len": 32}
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

@@ -3,7 +3,7 @@ hand, glassformer grades it) and `lab` (the experiments that test the tutorials'
 each subcommand parses its options and calls glassformer.lessons, glassformer.exercises
 (session.py, educator.py) or glassformer.lab, where everything else is.
 
-    glassformer lesson tiny|fruit|hello-world|sine|seq2seq   one of the lessons
+    glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder   one of the lessons
 
     glassformer exercise list                          progress table, in data-flow order
     glassformer exercise start NAME                    write a skeleton into the exercises folder (never overwrites)
@@ -34,6 +34,8 @@ from glassformer.cli.options import Later, Parser, add_threads, count, non_negat
 from glassformer.config import (
     HELLO_EPOCHS,
     HELLO_FAST_EPOCHS,
+    LADDER_FAST,
+    LADDER_STEPS,
     SEQ2SEQ_FAST_STEPS,
     SINE_EPOCHS,
     SINE_FAST,
@@ -84,10 +86,10 @@ def _training(p: argparse.ArgumentParser, fast_help: str, fast) -> None:
 def register_lesson(subparsers: argparse._SubParsersAction) -> None:
     lesson = subparsers.add_parser(
         "lesson",
-        help=t("run a lesson: tiny, fruit, hello-world, sine or seq2seq"),
+        help=t("run a lesson: tiny, fruit, hello-world, sine, seq2seq or ladder"),
         description=t("Runnable lessons that re-create the tutorials' examples, with every number computed."),
     )
-    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq}", required=True)
+    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq,ladder}", required=True)
 
     tiny = which.add_parser("tiny", help=t("the first tutorial's TinyTransformer, trained as it describes"))
     _shared(tiny, "tiny")
@@ -213,6 +215,28 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
     )
     s2s.set_defaults(func=run_lesson_seq2seq)
 
+    ladder = which.add_parser(
+        "ladder", help=t("from GPT-2 to Qwen3 one change at a time, each rung trained and measured")
+    )
+    _shared(ladder, "ladder")
+    _training(
+        ladder,
+        N_("{steps} steps per rung on the lab's own short text (what the tests run)"),
+        lambda: {"steps": LADDER_FAST["steps"]},
+    )
+    ladder.add_argument(
+        "--steps",
+        type=count,
+        default=None,
+        help=t("training steps per rung (default {default})", default=LADDER_STEPS),
+    )
+    ladder.add_argument(
+        "--data",
+        default=None,
+        help=t("text to train every rung on (default shakespeare; --fast: the lab's toy text); file:PATH for your own"),
+    )
+    ladder.set_defaults(func=run_lesson_ladder)
+
 
 def run_lesson_tiny(args: argparse.Namespace) -> int:
     from glassformer.lessons import tiny
@@ -285,6 +309,22 @@ def run_lesson_seq2seq(args: argparse.Namespace) -> int:
         beam=args.beam,
         alpha=args.alpha,
         fast=args.fast,
+        seed=args.seed,
+        threads=args.threads,
+    )
+    return 0
+
+
+def run_lesson_ladder(args: argparse.Namespace) -> int:
+    from glassformer.lessons import ladder
+
+    ladder.run(
+        lang=args.lang,
+        explain=args.explain,
+        out=args.out,
+        steps=args.steps,
+        fast=args.fast,
+        data=args.data,
         seed=args.seed,
         threads=args.threads,
     )

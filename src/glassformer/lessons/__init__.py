@@ -12,9 +12,12 @@ with numbers computed at run time, and say where the published figures differ.
     seq2seq      the original Transformer, encoder-decoder with cross-attention, on Chinese
                  number words ↔ numerals: masks, teacher forcing, greedy and beam search
                                                                       (seed 002 §1, seed 004 §3)
+    ladder       from GPT-2 to Qwen3 one change at a time (RMSNorm, SwiGLU, RoPE, GQA, QK-norm,
+                 Qwen3's head width, no biases), each rung trained the same way and measured
+                                                                      (issue 46)
 
-Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq`; each module's `run(...)`
+Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder`; each module's `run(...)`
 prints the lesson and returns what it computed.
 """
 
-LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq")
+LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq", "ladder")

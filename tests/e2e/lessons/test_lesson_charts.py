@@ -14,7 +14,7 @@ import torch
 from helpers import catalogues, said
 
 import glassformer.inspect
-from glassformer.lessons import fruit, hello_world, seq2seq, sine, tiny
+from glassformer.lessons import fruit, hello_world, ladder, seq2seq, sine, tiny
 from glassformer.lessons.common import FitResult, Narrator
 from glassformer.lessons.common import save_png as real_save_png
 from glassformer.messages import language, speaking, translated
@@ -45,7 +45,7 @@ def saved(monkeypatch):
         figs.append(fig)
         return out
 
-    for lesson in (fruit, hello_world, seq2seq, sine, tiny):
+    for lesson in (fruit, hello_world, ladder, seq2seq, sine, tiny):
         monkeypatch.setattr(lesson, "save_png", keep)
     monkeypatch.setattr(glassformer.inspect, "attention_grid_png", lambda *a: a[-1])  # not this file's chart
     return figs
@@ -100,6 +100,23 @@ def test_seq2seq_loss(lang, saved, tmp_path):
     (ax,) = saved[0].axes
     assert catalogues([ax.get_xlabel(), ax.get_ylabel()], heard, lang) == [{}, {}]
     assert catalogues(legend(ax), heard, lang) == [{}, {}, {"floor": "0.457"}]  # train, val, the floor
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_ladder_curves_and_losses(lang, saved, tmp_path):
+    nar = quiet(lang)
+    cfg = ladder.ladder()
+    measured = [
+        ladder.Measured(r.key, c, 0, 0, 0, 1.0, 1.0, 2.0 + i / 10, [(1, 3.0), (2, 2.5)])
+        for i, (r, c) in enumerate(zip(ladder.RUNGS, cfg, strict=True))
+    ]
+    with said() as heard:
+        ladder.save_chart(nar, measured, tmp_path / "ladder.png")
+    curves, bars = saved[0].axes
+    texts = [curves.get_xlabel(), curves.get_ylabel(), bars.get_ylabel(), saved[0].get_suptitle()]
+    assert catalogues(texts, heard, lang) == [{}] * 4
+    assert legend(curves) == [r.key for r in ladder.RUNGS]  # one curve per rung, named by its key
+    assert [round(p.get_height(), 6) for p in bars.patches] == [m.val_loss for m in measured]
 
 
 @pytest.mark.parametrize("lang", LANGS)

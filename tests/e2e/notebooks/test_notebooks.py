@@ -10,6 +10,7 @@ nothing is written into the repository.
 import importlib.util
 import json
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -19,7 +20,7 @@ from notebook_runner import NOTEBOOKS, run_notebook
 from glassformer.exercises import catalog
 from glassformer.lab import order
 from glassformer.lab.common import lab_preset
-from glassformer.lessons import fruit
+from glassformer.lessons import fruit, ladder
 from glassformer.lessons.fruit import PUBLISHED_FRUIT
 from glassformer.models import build_model
 
@@ -32,6 +33,7 @@ STEMS = [
     "05_lab",
     "06_exercises",
     "07_causal",
+    "08_ladder",
 ]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
@@ -211,7 +213,26 @@ def check_07(r, out):
     assert -1 <= r["spearman"] <= 1 and 0 <= r["overlap"] <= 3
 
 
-CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07)))
+def check_08(r, out):
+    assert r["steps"] == 10 and r["data"] == "toy"  # the small settings were used
+    configs = ladder.ladder()
+    assert r["rungs"] == [rung.key for rung in ladder.RUNGS]
+    assert r["differences"] == {rung.key: sorted(rung.changes) for rung in ladder.RUNGS[1:]}
+    assert r["end"] == ["activation"]  # baby-qwen3 but for a field SwiGLU does not read
+    C, F = configs[0].d_model, configs[0].d_ff  # GPT-2's FFN against SwiGLU's, counted here from the weights
+    assert r["glu_width"] == configs[2].d_ff and r["ffn_by_hand"] == r["ffn_counted"]
+    assert r["ffn_counted"]["plain"] == 2 * C * F + F + C
+    shapes = r["cache_shapes"]  # (B, H_kv, T, D) of one layer after a 16-token prefill
+    assert shapes == {"rope": [1, 4, 16, 32], "gqa": [1, 2, 16, 32], "head-dim": [1, 2, 16, 64]}
+    assert r["cache_bytes"] == r["formula"] == {k: 2 * 4 * s[1] * s[3] * 4 for k, s in shapes.items()}
+    assert r["kv_bytes"]["gqa"] * 2 == r["kv_bytes"]["rope"] == r["cache_bytes"]["rope"]
+    for key, cfg in zip(r["rungs"], configs, strict=True):  # every rung's count is its model's
+        assert r["params"][key] == build_model(replace(cfg, vocab_size=r["vocab_size"])).num_params()
+    assert all(math.isfinite(v) for v in r["val_loss"].values()) and r["files"] == ["ladder.png"]
+    assert (out / "ladder.png").is_file()
+
+
+CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_08)))
 
 
 @pytest.mark.slow

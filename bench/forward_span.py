@@ -11,8 +11,9 @@ that runs is counted once, as a distinct (file, function), with the lines of its
 reader opens), the functions and their lines (what runs), and the class chain of the model up to
 nn.Module. The files are also counted without INFRASTRUCTURE (nn/hooks.py: every hook point's
 identity call runs in the forward, but it is the views' tap, not a step of the model): both figures
-are printed. The figures go to docs/architecture.md; tests/repo/test_architecture.py keeps the
-GPT's three files.
+are printed. Only what a clean forward runs is counted: a function that runs when something is wrong
+(an error made for a bad input) is not. docs/architecture.md names this command and types none of its
+figures; tests/repo/test_architecture.py keeps the GPT's files and functions to their bounds.
 """
 
 from __future__ import annotations

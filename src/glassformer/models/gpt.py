@@ -45,7 +45,7 @@ from glassformer.nn.hooks import HookedModel, HookPoint, Term
 from glassformer.nn.kv_cache import KVCache
 from glassformer.nn.mla import LATENT_EPS, BlockLatentAttention, MLAConfig
 from glassformer.nn.moe import MixtureOfExperts, Routing, load_balancing_loss, router_z_loss
-from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme
+from glassformer.nn.position import PositionScheme, position_scheme, register_position_scheme, too_long
 from glassformer.nn.rmsnorm import RMSNorm
 
 # ── 1) token ids -> vectors ──────────────────────────────────────────────────────────────────────────
@@ -117,16 +117,8 @@ class LearnedPositions(nn.Module):
         self.table = nn.Embedding(max_len, d_model)
 
     def forward(self, T: int, offset: int = 0) -> Tensor:
-        if offset + T > self.max_len:  # the table has max_len rows (nn/position.py's check_length, for a table)
-            raise UsageError(
-                "position.too_long",
-                "sequence length T={T} exceeds max_len {max_len}: the model "
-                "has positions for at most {max_len} tokens. Crop the input "
-                "to its last {max_len} tokens (the sampler does this), or "
-                "build the model with a larger max_len.",
-                T=offset + T,
-                max_len=self.max_len,
-            )
+        if offset + T > self.max_len:  # the table has max_len rows
+            raise too_long(offset + T, self.max_len)
         pos = torch.arange(offset, offset + T, device=self.table.weight.device)  # (T,)
         return self.table(pos)  # (T, C)
 

@@ -102,17 +102,22 @@ class AttentionPositions(nn.Module):
 # ────────────────────────────────────────────────────────────────────────────────────────────────
 
 
+def too_long(T: int, max_len: int) -> UsageError:
+    """The error of a table scheme (this one, GPT-2's learned table) asked for more rows than it has."""
+    return UsageError(
+        "position.too_long",
+        "sequence length T={T} exceeds max_len {max_len}: the model "
+        "has positions for at most {max_len} tokens. Crop the input "
+        "to its last {max_len} tokens (the sampler does this), or "
+        "build the model with a larger max_len.",
+        T=T,
+        max_len=max_len,
+    )
+
+
 def check_length(T: int, max_len: int) -> None:
     if T > max_len:
-        raise UsageError(
-            "position.too_long",
-            "sequence length T={T} exceeds max_len {max_len}: the model "
-            "has positions for at most {max_len} tokens. Crop the input "
-            "to its last {max_len} tokens (the sampler does this), or "
-            "build the model with a larger max_len.",
-            T=T,
-            max_len=max_len,
-        )
+        raise too_long(T, max_len)
 
 
 def sinusoidal_table(max_len: int, d_model: int, dtype: torch.dtype = torch.float32) -> Tensor:
@@ -363,4 +368,5 @@ __all__ = [
     "register_position_scheme",
     "rotary_angles",
     "sinusoidal_table",
+    "too_long",
 ]

@@ -234,7 +234,7 @@ def check_10(r, out):
     assert r["train_loss"] < r["ln_v"] and r["val_loss"] < r["ln_v"]  # ten steps already beat a uniform guess
     model = build_model(cfg)
     model.load_state_dict(torch.load(out / "model.pt"))
-    model.eval()
+    model.eval().requires_grad_(False)
     E, K, L, C = cfg.n_experts, cfg.moe_top_k, cfg.n_layers, cfg.d_model
     ids, at = torch.tensor([r["ids"]]), r["token"]
     with torch.no_grad():
@@ -324,7 +324,8 @@ def check_10(r, out):
         w_uk = attn.kv_up.weight.double().view(H, cfg.mla_d_nope + cfg.mla_d_v, R)[:, : cfg.mla_d_nope]  # (H, D_n, R)
         k_nope = torch.einsum("btr,hdr->bhtd", latent, w_uk)  # (1, H, T, D_n)
     assert torch.allclose(k_nope, c["blocks.0.attn.k"][..., : cfg.mla_d_nope].double(), atol=1e-5)
-    assert max(r["key_gaps"].values()) < 1e-5 and max(r["attention_gaps"].values()) < 1e-5
+    assert max(r["key_gaps"].values()) < 1e-5 and r["attention_gaps"]["absorbed"] < 1e-5
+    assert r["attention_gaps"]["plain_vs_hook"] == 0 and r["attention_gaps"]["decoding"] < 1e-4  # logits of a few units
 
 
 CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_10)))

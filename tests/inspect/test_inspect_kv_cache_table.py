@@ -9,6 +9,7 @@ import json
 
 import pytest
 import torch
+from helpers import said
 
 from glassformer.cli import main
 from glassformer.config import ModelConfig, get_preset
@@ -64,3 +65,16 @@ def test_params_prints_and_writes_the_measured_table(tmp_path, capsys):
     assert data["kv_cache_measured"] == want and [r["kind"] for r in want] == list(CACHE_KINDS)
     for r in want:
         assert f"{r['kind'].upper():<5}" in out and f"{r['measured']:>12,}" in out
+
+
+def test_params_of_an_mla_model_names_its_latent_and_keeps_its_bytes(tmp_path):
+    """An MLA model's own cache is its latent and rotary key: the printed line carries R_kv, D_r and
+    their bytes (not an H_kv), and params.json's own column equals the measured MLA row."""
+    sizes = ["--n_kv_heads=0", "--mla_kv_rank=16", "--mla_d_nope=8", "--mla_d_rope=8", "--mla_d_v=16"]
+    with said() as heard:
+        assert main(["params", "--preset", "baby-llama", *sizes, "--out", str(tmp_path)]) == 0
+    data = json.loads((tmp_path / "params.json").read_text(encoding="utf-8"))
+    layers = data["kv_cache_per_token"]["n_layers"]
+    mla = next(r for r in data["kv_cache_measured"] if r["kind"] == "mla")
+    assert data["kv_cache_per_token"]["mine"] == mla["measured"] == layers * (16 + 8) * FLOAT
+    assert heard.carrying(kv_rank=16, d_rope=8, mine=mla["measured"])

@@ -443,3 +443,22 @@ def test_kv_cache_bytes_per_token_side_by_side_by_hand(changes, gqa_heads, mine)
     assert (kv.mha, kv.mqa, kv.gqa_heads) == (2 * 2 * H * 16 * 4, 2 * 2 * 16 * 4, gqa_heads)
     assert kv.gqa == (2 * 2 * gqa_heads * 16 * 4)
     assert kv.mine == {"mha": kv.mha, "gqa": kv.gqa, "mqa": kv.mqa}[mine]
+
+
+def test_kv_cache_per_token_of_an_mla_model_is_what_its_latent_cache_holds():
+    """An MLA model's cache keeps the latent c_kv and the shared rotary key (R_kv + D_r numbers a token
+    a layer), not H keys and H values: `mine` equals a real LatentCache's bytes after a prefill, and the
+    MHA column beside it stays the grouped formula at the same width."""
+    from glassformer.inspect.params import kv_cache_per_token
+
+    cfg = ModelConfig(
+        d_model=64, n_heads=4, n_layers=2, max_len=16, position="rope",
+        mla_kv_rank=12, mla_d_nope=8, mla_d_rope=4, mla_d_v=8,
+    )  # fmt: skip
+    model = GPT(cfg).eval()
+    cache, T = model.new_cache(1), 6
+    with torch.no_grad():
+        model(model.example_input(1, T), cache=cache)  # (1, T, V): the prefill fills the cache
+    kv = kv_cache_per_token(cfg)
+    assert kv.mine == cache.nbytes() // T == 2 * (12 + 4) * 4  # L · (R_kv + D_r) · float32
+    assert kv.mha == 2 * 2 * 4 * 16 * 4 and kv.mine < kv.mqa  # L · (k, v) · H · D · float32

@@ -409,7 +409,16 @@ def run_params(args) -> int:
         mib=mem["total_bytes"] / 2**20,
     )
     kv = kv_cache_per_token(model.cfg) if model.kind == "gpt" else None  # a decoder that caches as it writes
-    if kv is not None and kv.gqa_heads:
+    if kv is not None and model.cfg.mla_kv_rank:  # no H_kv to name: the cache holds the latent
+        say(
+            "KV cache per token in float32, {n_layers} layers: this model keeps "
+            "its latent (R_kv={kv_rank}) and its rotary key (D_r={d_rope}), "
+            "{mine:,} B; at its width MHA (H={H}, D={D}) would keep {mha:,} B, MQA {mqa:,} B",
+            **vars(kv),
+            kv_rank=model.cfg.mla_kv_rank,
+            d_rope=model.cfg.mla_d_rope,
+        )
+    elif kv is not None and kv.gqa_heads:
         say(
             "KV cache per token in float32, {n_layers} layers of D={D}: "
             "MHA (H={H}) {mha:,} B, GQA (H_kv={gqa_heads}) {gqa:,} B, "

@@ -422,7 +422,8 @@ class KVCachePerToken:
     """Bytes one token adds to a decoder's key-value cache in float32 (nn/mla.kv_cache_bytes_per_token),
     for this model's layers and head width, as multi-head, grouped-query and multi-query attention
     would keep it. gqa_heads: the H_kv of the GQA column (the model's own when it groups; else the
-    largest proper divisor of H, or 0 where H has none and GQA is MHA or MQA)."""
+    largest proper divisor of H, or 0 where H has none and GQA is MHA or MQA). `mine`: the model's own
+    cache, at its H_kv, or, for multi-head latent attention, its latent and rotary key (R_kv + D_r)."""
 
     n_layers: int
     D: int
@@ -436,13 +437,18 @@ class KVCachePerToken:
 
 
 def kv_cache_per_token(cfg: ModelConfig) -> KVCachePerToken:
-    """MHA / GQA / MQA side by side for `cfg`'s decoder (n_layers, H, D); `mine` at its H_kv."""
+    """MHA / GQA / MQA side by side for `cfg`'s decoder (n_layers, H, D); `mine` at its H_kv, or MLA's
+    latent sizes where it has them (an MLA cache holds no per-head key or value)."""
     from glassformer.nn.mla import kv_cache_bytes_per_token
 
     L, H, D, H_kv = cfg.n_layers, cfg.n_heads, cfg.d_head, cfg.kv_heads
     grouped = [d for d in range(H - 1, 1, -1) if H % d == 0]  # H_kv strictly between MQA and MHA
     gqa_heads = H_kv if 1 < H_kv < H else (grouped[0] if grouped else 0)
     gqa = kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=gqa_heads, d_head=D) if gqa_heads else 0
+    if cfg.mla_kv_rank:  # the latent c_kv and the shared rotary key
+        mine = kv_cache_bytes_per_token("mla", L, kv_rank=cfg.mla_kv_rank, d_rope=cfg.mla_d_rope)
+    else:
+        mine = kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=H_kv, d_head=D)
     return KVCachePerToken(
         L,
         D,
@@ -452,7 +458,7 @@ def kv_cache_per_token(cfg: ModelConfig) -> KVCachePerToken:
         kv_cache_bytes_per_token("mha", L, n_heads=H, d_head=D),
         gqa,
         kv_cache_bytes_per_token("mqa", L, d_head=D),
-        kv_cache_bytes_per_token("gqa", L, n_heads=H, n_kv_heads=H_kv, d_head=D),
+        mine,
     )
 
 

@@ -36,7 +36,7 @@ def assigned(source: str) -> list[str]:
     ]
 
 
-def test_there_are_eight_notebooks_in_two_languages():
+def test_every_notebook_comes_in_two_languages():
     assert [p.name for p in ENGLISH] == [
         "01_attention_by_hand.ipynb",
         "02_char_gpt.ipynb",
@@ -46,6 +46,7 @@ def test_there_are_eight_notebooks_in_two_languages():
         "06_exercises.ipynb",
         "07_causal.ipynb",
         "08_ladder.ipynb",
+        "10_experts_and_latents.ipynb",
     ]
     assert sorted(PATHS) == sorted(ENGLISH + [chinese_twin(p) for p in ENGLISH])
 

@@ -17,9 +17,10 @@ import pytest
 import torch
 from notebook_runner import NOTEBOOKS, run_notebook
 
+from glassformer.config import ModelConfig
 from glassformer.exercises import catalog
 from glassformer.lab import order
-from glassformer.lab.common import lab_preset
+from glassformer.lab.common import TOY, fixed_windows, lab_preset, load_corpus
 from glassformer.lessons import fruit, ladder
 from glassformer.lessons.fruit import PUBLISHED_FRUIT
 from glassformer.models import build_model
@@ -34,6 +35,7 @@ STEMS = [
     "06_exercises",
     "07_causal",
     "08_ladder",
+    "10_experts_and_latents",
 ]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
@@ -232,7 +234,124 @@ def check_08(r, out):
     assert (out / "ladder.png").is_file()
 
 
-CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_08)))
+def swiglu(x, expert):
+    """(N, C) -> (N, C): one expert's SwiGLU written out, in float64."""
+    g, u, d = (m.weight.double() for m in (expert.gate, expert.up, expert.down))
+    return (torch.nn.functional.silu(x @ g.T) * (x @ u.T)) @ d.T
+
+
+def route(x, router_weight, k):
+    """(N, C) -> probabilities (N, E), the k chosen experts (N, k), their renormalised weights (N, k)."""
+    probs = torch.softmax(x @ router_weight.double().T, dim=-1)  # (N, E)
+    order = probs.argsort(dim=-1, descending=True)[:, :k]  # (N, k)
+    chosen = probs.gather(-1, order)  # (N, k)
+    return probs, order, chosen / chosen.sum(-1, keepdim=True)
+
+
+def check_10(r, out):
+    cfg = ModelConfig(**r["config"])
+    assert r["steps"] == 10 and r["status"] == "done"  # the small settings, trained through the trainer
+    assert cfg.ffn == "moe" and cfg.mla_kv_rank > 0 and cfg.n_experts > cfg.moe_top_k > 1
+    assert r["train_loss"] < r["ln_v"] and r["val_loss"] < r["ln_v"]  # ten steps already beat a uniform guess
+    model = build_model(cfg)
+    model.load_state_dict(torch.load(out / "model.pt"))
+    model.eval().requires_grad_(False)
+    E, K, L, C = cfg.n_experts, cfg.moe_top_k, cfg.n_layers, cfg.d_model
+    ids, at = torch.tensor([r["ids"]]), r["token"]
+    with torch.no_grad():
+        _, seen = model.run_with_cache(ids, names=[f"blocks.{layer}.ln2" for layer in range(L)] + ["blocks.0.ffn.out"])
+    # one token through block 0's router and experts, written out here in float64
+    ffn = model.blocks[0].ffn
+    x = seen["blocks.0.ln2"][0, at : at + 1].double()  # (1, C)
+    with torch.no_grad():
+        probs, chosen, weights = route(x, ffn.router.weight, K)
+        mixed = sum(weights[0, i] * swiglu(x, ffn.experts[int(e)])[0] for i, e in enumerate(chosen[0]))  # (C,)
+    assert np.allclose(r["router_logits"], (x @ ffn.router.weight.double().T)[0], atol=1e-5)
+    assert np.allclose(r["probs"], probs[0], atol=1e-6) and r["chosen"] == chosen[0].tolist()
+    assert np.allclose(r["weights"], weights[0], atol=1e-6) and abs(sum(r["weights"]) - 1) < 1e-6
+    assert np.allclose(r["mixed"], mixed, atol=1e-5) and len(r["mixed"]) == C
+    assert np.allclose(seen["blocks.0.ffn.out"][0, at].double(), mixed, atol=1e-5)  # the layer's output, no more
+    assert (
+        r["same_choice"] is True
+        and r["unchosen_zero"] is True
+        and sorted(r["expert_gaps"]) == sorted(str(e) for e in r["chosen"])
+    )
+    gaps = [*r["router_gaps"].values(), *r["expert_gaps"].values(), r["routed_gap"], r["out_gap"]]
+    assert max(gaps) < 1e-5
+    # the routing: the sentence's map, the load, MaxVio and entropy over the validation text, recounted
+    with torch.no_grad():
+        _, pick, w = route(seen["blocks.0.ln2"][0].double(), ffn.router.weight, K)  # (T, K), (T, K)
+    by_hand = torch.zeros(ids.shape[1], E, dtype=torch.float64).scatter_(-1, pick, w)  # (T, E)
+    assert np.allclose(r["map"], by_hand, atol=1e-5) and np.allclose(np.sum(r["map"], 1), 1)
+    val = load_corpus(TOY).val.tolist()
+    full = len(val) // cfg.max_len * cfg.max_len
+    rows = [torch.tensor(val[:full]).view(-1, cfg.max_len), torch.tensor([val[full:]])]
+    load, bits, near = torch.zeros(L, E, dtype=torch.long), torch.zeros(L, dtype=torch.float64), 0
+    with torch.no_grad():
+        for batch in rows:
+            _, c = model.run_with_cache(batch, names=[f"blocks.{layer}.ln2" for layer in range(L)])
+            for layer in range(L):
+                x_all = c[f"blocks.{layer}.ln2"].reshape(-1, C).double()  # (N, C)
+                p, pick, _ = route(x_all, model.blocks[layer].ffn.router.weight, K)
+                load[layer] += torch.bincount(pick.reshape(-1), minlength=E)
+                bits[layer] += float(-(p * p.log2()).sum())
+                ranked = p.sort(-1, descending=True).values  # (N, E)
+                near += int((ranked[:, K - 1] - ranked[:, K] < 1e-5).sum())  # a float32 router may choose otherwise
+    assert r["tokens_read"] == len(val) and sum(map(sum, r["load"])) == L * K * len(val)
+    assert np.abs(np.array(r["load"]) - load.numpy()).sum() <= 2 * near  # equal, but for near-ties (usually none)
+    counted = np.array(r["load"], dtype=np.float64)
+    mean = counted.mean(1)
+    assert np.allclose(r["max_violation"], (counted.max(1) - mean) / mean, atol=1e-6)
+    assert np.allclose(r["entropy"], bits / len(val), atol=1e-6) and max(r["entropy"]) <= math.log2(E)
+    assert {"experts_load.html", "experts_L0.png", f"experts_L{L - 1}.json"} <= set(r["routing_files"])
+    assert (out / "routing" / "experts_load.json").is_file()
+    # ablation: expert e of layer l zeroed = its down-projection zeroed (no bias), loss on the same windows
+    xs, ys = fixed_windows(load_corpus(TOY).val, cfg.max_len, 16, r["seed"])
+    ablated = np.zeros((L, E))
+    with torch.no_grad():
+        base = float(torch.nn.functional.cross_entropy(model(xs).transpose(1, 2), ys))
+        for layer in range(L):
+            for e in range(E):
+                down = model.blocks[layer].ffn.experts[e].down.weight
+                kept = down.clone()
+                down.zero_()
+                ablated[layer, e] = float(torch.nn.functional.cross_entropy(model(xs).transpose(1, 2), ys))
+                down.copy_(kept)
+    assert abs(r["base_loss"] - base) < 1e-5 and np.allclose(r["ablated"], ablated, atol=1e-5)
+    assert (
+        tuple(r["most"]) == np.unravel_index(np.argmax(ablated - base), (L, E))
+        and abs(r["alone"] - ablated.max()) < 1e-5
+    )
+    # the latent cache: what it holds, its bytes against multi-head, grouped and multi-query attention
+    T, R, D_r, H = ids.shape[1], cfg.mla_kv_rank, cfg.mla_d_rope, cfg.n_heads
+    assert r["cache_type"] == "LatentCache" and r["cache_shapes"] == {"latent": [1, T, R], "rope_key": [1, 1, T, D_r]}
+    assert r["measured"] == r["formula"] == r["side"]["mine"] == L * (R + D_r) * 4  # float32
+    assert r["side"]["mha"] == L * 2 * C * 4 and r["side"]["mqa"] == L * 2 * (C // H) * 4  # H·D = C
+    assert {row["kind"]: row["measured"] for row in r["table"]} == {
+        "mha": r["side"]["mha"],
+        "gqa": r["side"]["gqa"],
+        "mqa": r["side"]["mqa"],
+        "mla": r["measured"],
+    }
+    assert all(row["measured"] == row["formula"] for row in r["table"])
+    # keys rebuilt from the latent by hand: x W_DKV, its RMSNorm, W_UK; the absorbed form, the decoding
+    attn = model.blocks[0].attn
+    with torch.no_grad():
+        _, c = model.run_with_cache(ids, names=["blocks.0.ln1", "blocks.0.attn.k"])
+        latent = (c["blocks.0.ln1"] @ attn.kv_down.weight.T)[..., :R].double()  # (1, T, R)
+        latent = (
+            latent / (latent.pow(2).mean(-1, keepdim=True) + attn.kv_norm.eps).sqrt() * attn.kv_norm.weight.double()
+        )
+        w_uk = attn.kv_up.weight.double().view(H, cfg.mla_d_nope + cfg.mla_d_v, R)[:, : cfg.mla_d_nope]  # (H, D_n, R)
+        k_nope = torch.einsum("btr,hdr->bhtd", latent, w_uk)  # (1, H, T, D_n)
+    assert torch.allclose(k_nope, c["blocks.0.attn.k"][..., : cfg.mla_d_nope].double(), atol=1e-5)
+    assert max(r["key_gaps"].values()) < 1e-5 and r["attention_gaps"]["absorbed"] < 1e-5
+    assert r["attention_gaps"]["plain_vs_hook"] == 0 and r["attention_gaps"]["decoding"] < 1e-4  # logits of a few units
+
+
+CHECKS = dict(
+    zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_08, check_10), strict=True)
+)
 
 
 @pytest.mark.slow

@@ -88,6 +88,11 @@ class LayerCache:
         """Keys kept before the next token: every one so far (WindowCache keeps fewer)."""
         return self.length
 
+    def nbytes(self) -> int:
+        """Bytes of the keys and values held (the filled part of the buffers, not their spare room)."""
+        keys, values = self.k[:, :, : self.held], self.v[:, :, : self.held]  # 2 × (B, H, held, D)
+        return keys.numel() * keys.element_size() + values.numel() * values.element_size()
+
     def _grow(self, capacity: int) -> None:
         """Move the cached keys and values into buffers with room for `capacity` positions."""
         B, H, _, D = self.k.shape
@@ -171,6 +176,11 @@ class KVCache:
     def reset(self) -> None:
         for layer in self.layers:
             layer.length = 0
+
+    def nbytes(self) -> int:
+        """Bytes every layer holds: what a real cache costs (LayerCache's keys and values, or
+        LatentCache's latent and rotary key), to compare with nn/mla.py's kv_cache_bytes_per_token."""
+        return sum(layer.nbytes() for layer in self.layers)
 
 
 class DecoderLayerCache:

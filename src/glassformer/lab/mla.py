@@ -30,7 +30,7 @@ from glassformer.messages import N_, t
 from glassformer.models import build_model
 from glassformer.nn.mla import kv_cache_bytes_per_token
 
-FULL = {"steps": 300, "T": 64}
+FULL = {"steps": 200, "T": 64}
 FAST = {"steps": 8, "T": 32}
 BASE = "baby-llama"  # GQA; its parameter count is the one every model matches
 MLA = "baby-mla"

@@ -161,7 +161,7 @@ EXPERIMENT = Experiment(
         Claim(
             "balance.collapse",
             "Shazeer et al. 2017; Fedus et al. 2022",
-            "§4; §2.2",
+            "the load-balancing loss",
             claim=N_("Trained without a balance loss, the router sends most tokens to a few experts."),
             rule=N_(
                 "Two parts: without the balance loss, every seed's worst layer "
@@ -191,7 +191,7 @@ EXPERIMENT = Experiment(
         Claim(
             "balance.even",
             "Fedus et al. 2022; DeepSeek-AI 2024",
-            "§2.2; V3 §2.1.2",
+            "the load-balancing loss; V3 §2.1.2",
             claim=N_(
                 "With the balance loss, or with DeepSeek-V3's selection bias "
                 "and no loss, the experts' load stays near even."

@@ -720,6 +720,41 @@ BABY_LLAMA = ModelConfig(
     init="gpt2",
 )
 
+
+def matched_expert_width(d_ff: int, n_experts: int, top_k: int) -> int:
+    """F_e of a SwiGLU expert such that a token's active parameters in a mixture of n_experts (E), top_k
+    (K) routed, equal a dense SwiGLU FFN's of width d_ff (F): the K experts it passes through and the
+    router it always reads, K·3·C·F_e + E·C, against 3·C·F; C cancels, F_e = (3F - E) / 3K, rounded.
+    The rounding leaves at most K·3·C / 2 parameters a layer apart (nn/moe.py's active_parameters)."""
+    return round((3 * d_ff - n_experts) / (3 * top_k))
+
+
+# baby-moe's experts: 8 SwiGLU experts, 2 per token (Mixtral's routing), each as narrow as keeps a
+# token's active parameters at baby-llama's
+MOE_EXPERTS, MOE_TOP_K = 8, 2
+BABY_MOE = replace(
+    BABY_LLAMA,
+    ffn="moe",
+    n_experts=MOE_EXPERTS,
+    moe_top_k=MOE_TOP_K,
+    d_ff=matched_expert_width(BABY_LLAMA.d_ff, MOE_EXPERTS, MOE_TOP_K),
+    moe_aux_loss=0.01,  # α: the weight commonly given to Switch Transformer's balance loss
+    moe_z_loss=0.001,  # β: ST-MoE's (Zoph et al. 2022)
+)
+# baby-llama with DeepSeek-V2-Lite's attention: no query latent, a key-value latent of R_kv = 32 and a
+# rotary key of 16 shared by the heads (48 numbers a token and layer in the cache, against GQA's 2·2·32);
+# the FFN narrowed from 352 to 336, so the whole model has baby-llama's parameters to within half a
+# unit of d_ff in every layer (tests/config/test_moe_mla_presets.py)
+BABY_MLA = replace(
+    BABY_LLAMA,
+    n_kv_heads=0,
+    d_ff=336,
+    mla_kv_rank=32,
+    mla_d_nope=32,
+    mla_d_rope=16,
+    mla_d_v=32,
+)
+
 PRESETS: dict[str, Preset] = {
     # The first tutorial's own TinyTransformer and loop (char-level, pre-LN, learned positions).
     "seed000": Preset(
@@ -738,6 +773,10 @@ PRESETS: dict[str, Preset] = {
         replace(BABY_LLAMA, head_dim=64, qk_norm=True, rope_base=1000000.0, tie_weights=True),
         TRAIN_BABY,
     ),
+    # baby-llama with a mixture of experts instead of its FFN, at its active parameters per token
+    "baby-moe": Preset(BABY_MOE, TRAIN_BABY),
+    # baby-llama with multi-head latent attention (DeepSeek-V2) instead of grouped-query attention
+    "baby-mla": Preset(BABY_MLA, TRAIN_BABY),
     # nanoGPT's shakespeare_char GPU recipe.
     "small": Preset(
         replace(BABY, d_model=384, n_heads=6, d_ff=1536, n_layers=6, max_len=256, dropout=0.2),
@@ -830,6 +869,18 @@ PRESET_WORDS = {
         "RoPE θ={rope_base:.0f}, QK-norm, {n_heads} query heads of "
         "{head_dim} sharing {n_kv_heads} key-value heads, d_model "
         "{d_model}, seq_len {seq_len}"
+    ),
+    "baby-moe": N_(
+        "baby-llama with experts: {n_experts} SwiGLU experts of width "
+        "{d_ff}, {moe_top_k} per token, as many active parameters per "
+        "token as baby-llama; {n_layers} layers, d_model {d_model}, "
+        "seq_len {seq_len}"
+    ),
+    "baby-mla": N_(
+        "baby-llama with latent attention (DeepSeek-V2): keys and values "
+        "from a latent of {mla_kv_rank} and a shared rotary key of "
+        "{mla_d_rope}; {n_layers} layers, {n_heads} heads, d_model "
+        "{d_model}, d_ff {d_ff}, seq_len {seq_len}"
     ),
     "small": N_("nanoGPT's GPU recipe: {n_layers} layers, {n_heads} heads, d_model {d_model}, seq_len {seq_len}"),
     "seed002": N_("second tutorial: {n_layers} layer, {n_heads} heads, d_model {d_model}, d_ff {d_ff}, no LayerNorm"),

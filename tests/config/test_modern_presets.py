@@ -1,4 +1,4 @@
-"""The modern presets (config.py: baby-llama, baby-qwen3) train through the one trainer like every
+"""The modern presets (config.py: baby-llama, baby-qwen3; baby-moe, baby-mla) train through the one trainer like every
 other: their modern choices reach the built model and config.json, an interrupted run resumed equals
 the uninterrupted one bit for bit, bfloat16 trains them, and the trained run samples.
 
@@ -22,6 +22,7 @@ from glassformer.sample import sample
 from glassformer.train.run import load_model, resume_run, train
 
 MODERN = ["baby-llama", "baby-qwen3"]
+EVERY = [*MODERN, "baby-moe", "baby-mla"]  # and the presets with experts and latent attention
 # the preset's model, a few short steps (the seed text has ~18 validation tokens: seq_len 16)
 QUICK = ["--max_steps=6", "--eval_interval=3", "--eval_iters=1", "--batch_size=2", "--seq_len=16"]
 QUICK += ["--log_interval=1", "--threads=1"]
@@ -46,7 +47,7 @@ def test_a_modern_preset_builds_its_modern_model_and_records_it(tmp_path, preset
     assert not any(isinstance(m, torch.nn.LayerNorm) for m in model.modules())
 
 
-@pytest.mark.parametrize("preset", MODERN)
+@pytest.mark.parametrize("preset", EVERY)
 def test_a_modern_preset_interrupted_and_resumed_equals_the_run_uninterrupted(tmp_path, preset):
     whole = make(tmp_path, preset, "whole")
     assert train(whole).status == "done"
@@ -85,7 +86,7 @@ def test_a_deepseek_style_moe_resumed_keeps_its_balancing_biases_and_equals_the_
     assert all(w1[k].abs().sum() > 0 for k in biases)  # moved: six steps of ±0.01 each
 
 
-@pytest.mark.parametrize("preset", MODERN)
+@pytest.mark.parametrize("preset", EVERY)
 def test_a_modern_preset_trains_in_bfloat16(tmp_path, preset):
     run = make(tmp_path, preset, "bf16", [*QUICK, "--dtype=bfloat16", "--max_steps=3"])
     assert train(run).status == "done"

@@ -32,6 +32,9 @@ PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
 # names, and the registry names of position schemes and RoPE scalings (what --position, rope_scaling take)
 NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", "ReLU", "GELU", "SwiGLU", "GeGLU", "RoPE", "YaRN")
 NAMES += (*POSITION_SCHEMES, *ROPE_SCALINGS)
+# the experts' and latent attention's entries: the presets they train, the load's measure (MaxVio, Wang et
+# al. 2024), the routing functions, the clock, the dtype and ln (the entropy's normaliser ln E)
+NAMES += ("baby-llama", "baby-moe", "baby-mla", "MaxVio", "softmax", "sigmoid", "CPU", "float32", "ln")
 KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
 
 

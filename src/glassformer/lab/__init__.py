@@ -36,6 +36,12 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      per token (Ainslie et al. 2023)
     yarn             RoPE trained short and read 4 times longer: plain, linear, NTK-aware (dynamic)
                      and YaRN scaling (Peng et al. 2023)
+    moe              baby-moe against baby-llama at equal active parameters per token: the loss per
+                     step and per second of CPU time (Shazeer et al. 2017; Fedus et al. 2022; nanochat)
+    balance          baby-moe's router without the balance loss, with it, and with DeepSeek-V3's
+                     moving selection bias: each expert's load, MaxVio, entropy (Fedus et al. 2022)
+    mla              multi-head latent attention against GQA and MHA at equal parameters: the loss, and
+                     the cache's bytes per token measured from real caches (DeepSeek-V2)
 """
 
 from __future__ import annotations
@@ -65,6 +71,9 @@ MODULES = (
     "glu",
     "gqa",
     "yarn",
+    "moe",
+    "balance",
+    "mla",
 )
 
 

@@ -129,6 +129,16 @@ def lab_preset(**changes) -> Preset:
     return apply_overrides(get_preset("seed000"), {**LAB_DEFAULTS, **changes})
 
 
+# a named preset (baby-llama, baby-moe, baby-mla) trained the lab's way: its own model and run, the
+# lab's logging and threads (the runner's --threads), no evaluation of its own (the lab measures)
+PRESET_LAB = {"eval_iters": 1, "log_interval": 10, "threads": 0}
+
+
+def preset_for_lab(name: str, **changes) -> Preset:
+    """Preset `name` with the lab's logging and threads, and `changes` (model or run fields)."""
+    return apply_overrides(get_preset(name), {**PRESET_LAB, **changes})
+
+
 @dataclass
 class Fit:
     model: torch.nn.Module
@@ -248,6 +258,32 @@ def head_statistics(model, x: torch.Tensor) -> dict:
         entropy.append(row_entropy(w).mean(axis=(0, 2)).tolist())  # (H,)
         self_weight.append(np.diagonal(w, axis1=-2, axis2=-1).mean(axis=(0, 2)).tolist())  # (H,)
     return {"entropy": entropy, "self_weight": self_weight}
+
+
+class ValCurve:
+    """Trainer callback: the validation loss on n fixed windows of T tokens every `every` steps, with
+    the seconds of training until then, CPU time of this process and wall clock, the evaluations' own
+    time left out. points: [(step, cpu_s, wall_s, val_loss)], from step 0 (made when it is built)."""
+
+    def __init__(self, model, corpus: Corpus, T: int, every: int, n: int = 32) -> None:
+        self.model, self.every = model, every
+        self.x, self.y = fixed_windows(corpus.val, T, n)  # (n, T), (n, T)
+        self.cpu = self.wall = 0.0
+        self.points = [(0, 0.0, 0.0, self.loss())]
+        self.mark = (time.process_time(), time.perf_counter())
+
+    def loss(self) -> float:
+        loss = float(position_losses(self.model, self.x, self.y).mean())
+        self.model.train()
+        return loss
+
+    def __call__(self, event: str, trainer) -> None:
+        if event != "step" or trainer.step % self.every:
+            return
+        cpu, wall = time.process_time(), time.perf_counter()
+        self.cpu, self.wall = self.cpu + cpu - self.mark[0], self.wall + wall - self.mark[1]
+        self.points.append((trainer.step, self.cpu, self.wall, self.loss()))
+        self.mark = (time.process_time(), time.perf_counter())
 
 
 def spread(values) -> dict:

@@ -190,7 +190,7 @@ def cache_bytes_per_token(model, ids: torch.Tensor) -> int:
     model.eval()
     cache = model.new_cache(ids.size(0))
     model(ids, cache=cache)  # (1, P, V)
-    held = sum(layer.k[:, :, : layer.held].nbytes + layer.v[:, :, : layer.held].nbytes for layer in cache.layers)
+    held = cache.nbytes()
     return held // (ids.size(0) * cache.held)
 
 

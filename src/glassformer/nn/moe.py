@@ -282,3 +282,14 @@ def balance_experts(model: nn.Module, load: Tensor, rate: float) -> None:
         bias = moe.router.selection_bias
         if bias is not None and rate > 0:
             bias.copy_(balance_step(bias, layer_load, rate))  # (E,)
+
+
+def active_parameters(model: nn.Module) -> int:
+    """Parameters one token passes through: every parameter, less, in each mixture of experts, the
+    E - K routed experts it is not sent to (a layer's experts are all the same size). A dense model's
+    active parameters are all of them."""
+    total = sum(p.numel() for p in model.parameters())
+    for moe in (m for m in model.modules() if isinstance(m, MixtureOfExperts)):
+        expert = sum(p.numel() for p in moe.experts[0].parameters())
+        total -= (moe.router.n_experts - moe.router.routing.top_k) * expert
+    return total

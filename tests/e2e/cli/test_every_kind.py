@@ -17,7 +17,7 @@ from glassformer.models import model_class
 # just enough to take two steps; long-context presets get a block the seed text can fill
 QUICK = ["--max_steps=2", "--eval_interval=2", "--eval_iters=1", "--batch_size=2", "--threads=1", "--sample-chars", "8"]
 SHORTER = {
-    name: ["--seq_len=16"] for name in ("small", "baby", "baby-llama", "baby-qwen3")
+    name: ["--seq_len=16"] for name in ("small", "baby", "baby-llama", "baby-qwen3", "baby-moe", "baby-mla")
 }  # the seed text has ~18 val tokens
 
 

@@ -189,6 +189,47 @@ def test_yarn_reads_one_trained_rope_model_four_times_longer_under_each_scaling(
     assert [c["key"] for c in record["claims"]] == ["yarn.flat", "yarn.flat_zh"]
 
 
+def test_moe_trains_baby_llama_and_baby_moe_at_equal_active_parameters_and_times_them(lab_out):
+    record = fast("moe", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    r = record["results"]
+    dense, mixture = r["models"]["dense"], r["models"]["moe"]
+    assert abs(mixture["active"] - dense["active"]) < 0.002 * dense["active"] < mixture["params"] - dense["params"]
+    for v in (dense, mixture):
+        (c,) = v["curves"]  # one seed
+        assert [p[0] for p in c] == [0, 4, 8]  # step 0, then every 4 steps
+        assert all(a[1] < b[1] and a[2] < b[2] for a, b in zip(c, c[1:], strict=False))  # CPU and wall seconds grow
+        assert v["val_loss"]["mean"] == c[-1][3] < c[0][3]
+    assert r["at_dense_time"]["values"] == pytest.approx(
+        [np.interp(dense["curves"][0][-1][1], *np.array(mixture["curves"][0])[:, [1, 3]].T)]
+    )
+
+
+def test_balance_counts_each_experts_share_of_the_token_slots(lab_out):
+    record = fast("balance", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["variants"]
+    assert list(v) == ["none", "loss", "bias"]
+    for x in v.values():
+        (seed,) = x["seeds"]
+        shares = np.array(seed["shares"])  # (L, E)
+        assert shares.shape == (4, 8) and np.allclose(shares.sum(1), 1.0)
+        assert np.allclose(seed["max_violation"], (shares.max(1) - 1 / 8) * 8, atol=1e-6)
+        assert x["worst"]["values"] == [max(seed["max_violation"])]
+
+
+def test_mla_measures_three_caches_at_equal_parameters(lab_out):
+    record = fast("mla", lab_out)
+    assert record["cpu_seconds"] < 15  # the --fast budget
+    v = record["results"]["models"]
+    assert list(v) == ["mha", "gqa", "mla"]
+    assert all(x["cache_bytes"] == x["formula_bytes"] for x in v.values())
+    assert v["mha"]["cache_bytes"] > v["gqa"]["cache_bytes"] > v["mla"]["cache_bytes"]
+    assert all(abs(x["params"] - v["gqa"]["params"]) <= 4 * 3 * 128 // 2 for x in v.values())  # half a d_ff step
+    for x in v.values():  # 8 steps inside baby's 100-step warmup: trained a little, nowhere near done
+        assert len(x["val_loss"]["values"]) == 1 and math.isfinite(x["val_loss"]["mean"])
+
+
 def test_no_ffn_block_adds_nothing():
     from glassformer.lab.common import lab_preset
     from glassformer.lab.ffn_width import remove_ffn

@@ -198,6 +198,18 @@ SINE_EPOCHS = {"forecast": 30, "tutorial": 10}  # lessons/sine.py: task -> defau
 SINE_FAST = {"n_train": 1000, "n_val": 200, "forecast": 6, "tutorial": 3}  # lessons/sine.py: --fast sizes (the tests)
 SINE_N_TRAIN, SINE_N_VAL = 5000, 1000  # train/data.py: the sine tutorial's data sizes
 SEQ2SEQ_FAST_STEPS = 300  # lessons/seq2seq.py: --fast steps (a smaller model, trained less)
+# lessons/post_training.py: each stage's steps, the pretraining text's sums, the held-out questions, the batch
+POST_LESSON = {
+    "pretrain": 1200,
+    "sums": 4000,
+    "sft": 150,
+    "lora": 300,
+    "dpo": 100,
+    "grpo": 100,
+    "held_out": 200,
+    "batch": 32,
+}
+POST_LESSON_FAST = {"pretrain": 60, "sums": 400, "sft": 10, "lora": 10, "dpo": 5, "grpo": 3, "held_out": 16, "batch": 8}
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

@@ -12,9 +12,11 @@ with numbers computed at run time, and say where the published figures differ.
     seq2seq      the original Transformer, encoder-decoder with cross-attention, on Chinese
                  number words ↔ numerals: masks, teacher forcing, greedy and beam search
                                                                       (seed 002 §1, seed 004 §3)
+    post_training  from a language model to an assistant: pretraining on sums, SFT, LoRA, DPO
+                 and GRPO (post/), each measured on held-out sums, and post/diff.py after each
 
-Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq`; each module's `run(...)`
+Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq|post-training`; each module's `run(...)`
 prints the lesson and returns what it computed.
 """
 
-LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq")
+LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq", "post-training")

@@ -36,7 +36,7 @@ def assigned(source: str) -> list[str]:
     ]
 
 
-def test_there_are_seven_notebooks_in_two_languages():
+def test_there_are_eight_notebooks_in_two_languages():
     assert [p.name for p in ENGLISH] == [
         "01_attention_by_hand.ipynb",
         "02_char_gpt.ipynb",
@@ -45,6 +45,7 @@ def test_there_are_seven_notebooks_in_two_languages():
         "05_lab.ipynb",
         "06_exercises.ipynb",
         "07_causal.ipynb",
+        "09_post_training.ipynb",
     ]
     assert sorted(PATHS) == sorted(ENGLISH + [chinese_twin(p) for p in ENGLISH])
 

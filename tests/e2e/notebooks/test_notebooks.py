@@ -32,6 +32,7 @@ STEMS = [
     "05_lab",
     "06_exercises",
     "07_causal",
+    "09_post_training",
 ]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
 REPO = NOTEBOOKS.parent
@@ -211,7 +212,24 @@ def check_07(r, out):
     assert -1 <= r["spearman"] <= 1 and 0 <= r["overlap"] <= 3
 
 
-CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07)))
+def check_09(r, out):
+    from glassformer.lessons import post_training
+    from glassformer.post import diff
+
+    budget = post_training.FAST
+    assert r["steps"] == {name: getattr(budget, name) for name in ("pretrain", *post_training.STAGES)}
+    questions = post_training.held_out(budget.held_out, budget.sums)  # recomputed: the same sums, none trained on
+    assert r["questions"] == [q.prompt[0]["content"] for q in questions]
+    assert r["runs"]["base"] == str(out / "runs" / "base")
+    for stage, start in (("sft", "base"), ("lora", "base"), ("dpo", "sft"), ("grpo", "dpo")):
+        assert r["accuracy"][stage] == post_training.run_accuracy(out / "runs" / stage, questions)
+        layers, _ = diff.weight_views(diff.open_pair(out / "runs" / start, out / "runs" / stage))
+        assert r["moved"][stage]["layer_change"] == max(v[0] for v in layers.values)
+    assert r["moved"]["lora"]["lora_ranks"] == [post_training.LORA.r]
+    assert len(r["rewards"]) == budget.grpo and all(0 <= x <= 1 for x in r["rewards"])
+
+
+CHECKS = dict(zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_09)))
 
 
 @pytest.mark.slow

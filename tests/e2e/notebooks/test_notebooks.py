@@ -220,7 +220,7 @@ def check_09(r, out):
     assert r["steps"] == {name: getattr(budget, name) for name in ("pretrain", *post_training.STAGES)}
     questions = post_training.held_out(budget.held_out, budget.sums)  # recomputed: the same sums, none trained on
     assert r["questions"] == [q.prompt[0]["content"] for q in questions]
-    assert r["runs"]["base"] == str(out / "runs" / "base")
+    assert r["run_dir"] == str(out / "runs")
     for stage, start in (("sft", "base"), ("lora", "base"), ("dpo", "sft"), ("grpo", "dpo")):
         assert r["accuracy"][stage] == post_training.run_accuracy(out / "runs" / stage, questions)
         layers, _ = diff.weight_views(diff.open_pair(out / "runs" / start, out / "runs" / stage))

@@ -8,8 +8,8 @@ accuracy and GRPO a reward that nothing can flatter. Every stage is the library'
                      the one trainer (train/run.py's new_run): a model that continues text
     1. SFT           `glassformer sft BASE --data builtin:arithmetic` (post/tune.py): the chat
                      template's turns, the loss on the assistant's tokens only
-    2. LoRA          the same SFT from the same base with only A and B trained (--lora-r/--lora-alpha),
-                     then merged; its own update's rank from lora.safetensors
+    2. LoRA          the same SFT from the same base with only A and B trained (--lora-r/--lora-alpha,
+                     on attention and the head), then merged; its update's rank from lora.safetensors
     3. DPO           `glassformer dpo SFT --data builtin:arithmetic`: the right sum preferred to one
                      off by 1 to 9, against the frozen SFT model as the reference
     4. GRPO          `glassformer grpo DPO --data builtin:arithmetic`: groups of sampled answers,
@@ -20,12 +20,15 @@ GRPO.measure (greedy completion until the end-of-turn token, scored by exact_ans
 run logs as val_accuracy. The held-out sums are drawn with their own seed and none of them is in the
 pretraining text or the post-training data. Before SFT the base is read as the stage reads it: its
 vocabulary grown by the chat's control tokens (tune.grow_vocab) and the question in the chat template;
-the base's accuracy on the plain text "37+45=" (until the newline) says what it knew already.
+the base's accuracy on the plain text "37+45=" (until the newline) says what it knew already. Beside
+it, DPO's own task: the share of held-out pairs (the right sum, post/data.py's off_by wrong one) whose
+right answer the model gives the higher log π(y|x) (preference.py's sequence_logprobs).
 
 After each stage, post/diff.py compares the stage's run with the run it started from: the layer and
 the attention head whose weights moved most (‖ΔW‖ / ‖W‖), and for LoRA the rank of its update.
 
 Run it:  glassformer lesson post-training [--fast] [--seed N] [--threads N] [--lang zh] [--explain]
+Measured figures (two seeds, the machine): docs/lessons/post-training.md.
 """
 
 from __future__ import annotations

@@ -201,6 +201,18 @@ SEQ2SEQ_FAST_STEPS = 300  # lessons/seq2seq.py: --fast steps (a smaller model, t
 # lessons/ladder.py: steps per rung (8 rungs of baby's size: minutes on a 2-core CPU), and --fast's run
 LADDER_STEPS = 500
 LADDER_FAST = {"steps": 20, "batch_size": 4, "seq_len": 32}
+# lessons/post_training.py: each stage's steps, the pretraining text's sums, the held-out questions, the batch
+POST_LESSON = {
+    "pretrain": 1200,
+    "sums": 4000,
+    "sft": 150,
+    "lora": 300,
+    "dpo": 100,
+    "grpo": 100,
+    "held_out": 200,
+    "batch": 32,
+}
+POST_LESSON_FAST = {"pretrain": 60, "sums": 400, "sft": 10, "lora": 10, "dpo": 5, "grpo": 3, "held_out": 16, "batch": 8}
 
 # The fields only some kinds read, by kind; every other ModelConfig field is every kind's. A kind
 # registered elsewhere adds its own entry (KIND_FIELDS["mine"] = ("vocab_size",)); a kind without one

@@ -22,6 +22,7 @@ from glassformer.models import build_model
 from glassformer.post import tune
 from glassformer.post.chat import CHATML, write_conversations
 from glassformer.post.data import BUILTIN, arithmetic_chats
+from glassformer.post.grpo import exact_answer
 from glassformer.post.preference import PreferenceBatch
 from glassformer.post.sft import IGNORE
 from glassformer.text.specials import SpecialTokens
@@ -156,6 +157,18 @@ def test_grpo_samples_groups_and_starts_with_zero_kl(base, tmp_path):
     assert all(1 <= r["length"] <= 8 for r in steps)
     assert all(math.isfinite(r["loss"]) for r in records if r["kind"] == "log")
     assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 3]
+
+
+def test_grpo_accuracy_is_the_greedy_answer_of_each_prompt_decoded_alone(base, tmp_path):
+    """GRPO's evaluation decodes prompts of one length together: each row's answer is the one that
+    prompt gets decoded alone (sample.py's greedy), and the accuracy is exact_answer's share of them."""
+    run = tune.start("grpo", base, BUILTIN, out=tmp_path / "g", overrides=["--threads=1"], group=2, progress=False)
+    prompts = run.trainer.batches.parts["val"][:6]
+    prompts = [*prompts, tune.Prompt(prompts[0].ids[1:], prompts[0].answer)]  # a second length
+    alone = [run.loss.complete(p, 1, 0.0)[0] for p in prompts]
+    assert run.loss.greedy(prompts) == alone
+    right = [exact_answer(run.loss.text(c), p.answer) for c, p in zip(alone, prompts, strict=True)]
+    assert float(run.loss.measure(run.model, prompts)["accuracy"]) == pytest.approx(sum(right) / len(prompts))
 
 
 def test_grpo_advantages_are_finite_when_every_answer_scores_the_same(base, tmp_path):

@@ -506,6 +506,18 @@ def plot_records(val=(3.0, 2.5, 2.4)) -> list[dict]:
     return logs + evals
 
 
+def test_a_figure_with_no_loss_yet_draws_no_legend(tmp_path, saved_figures):
+    """A GRPO run's first evaluation logs an accuracy and no loss: nothing to draw, and no empty legend
+    (matplotlib warned "No artists with labels" on every such run)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the warning would fail the test
+        plot_loss([{"kind": "eval", "step": 0, "val_accuracy": 0.5}], tmp_path / "loss.png")
+    (ax,) = saved_figures[0][0].axes
+    assert ax.get_legend() is None and ax.get_lines() == []
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_figure_holds_the_logged_and_evaluated_losses(tmp_path, saved_figures, lang):
     """Curves, and the words drawn: the catalogue's in the user's language (zh once had English)."""

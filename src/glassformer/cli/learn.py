@@ -3,7 +3,7 @@ hand, glassformer grades it) and `lab` (the experiments that test the tutorials'
 each subcommand parses its options and calls glassformer.lessons, glassformer.exercises
 (session.py, educator.py) or glassformer.lab, where everything else is.
 
-    glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder   one of the lessons
+    glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder|post-training   one of the lessons
 
     glassformer exercise list                          progress table, in data-flow order
     glassformer exercise start NAME                    write a skeleton into the exercises folder (never overwrites)
@@ -36,6 +36,7 @@ from glassformer.config import (
     HELLO_FAST_EPOCHS,
     LADDER_FAST,
     LADDER_STEPS,
+    POST_LESSON_FAST,
     SEQ2SEQ_FAST_STEPS,
     SINE_EPOCHS,
     SINE_FAST,
@@ -86,10 +87,12 @@ def _training(p: argparse.ArgumentParser, fast_help: str, fast) -> None:
 def register_lesson(subparsers: argparse._SubParsersAction) -> None:
     lesson = subparsers.add_parser(
         "lesson",
-        help=t("run a lesson: tiny, fruit, hello-world, sine, seq2seq or ladder"),
+        help=t("run a lesson: tiny, fruit, hello-world, sine, seq2seq, ladder or post-training"),
         description=t("Runnable lessons that re-create the tutorials' examples, with every number computed."),
     )
-    which = lesson.add_subparsers(dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq,ladder}", required=True)
+    which = lesson.add_subparsers(
+        dest="lesson", metavar="{tiny,fruit,hello-world,sine,seq2seq,ladder,post-training}", required=True
+    )
 
     tiny = which.add_parser("tiny", help=t("the first tutorial's TinyTransformer, trained as it describes"))
     _shared(tiny, "tiny")
@@ -236,6 +239,20 @@ def register_lesson(subparsers: argparse._SubParsersAction) -> None:
         help=t("text to train every rung on (default shakespeare; --fast: the lab's toy text); file:PATH for your own"),
     )
     ladder.set_defaults(func=run_lesson_ladder)
+    post = which.add_parser(
+        "post-training", help=t("from a language model to an assistant: SFT, LoRA, DPO and GRPO, each measured")
+    )
+    _shared(post, "post-training")
+    _training(
+        post,
+        N_(
+            "pretraining {pretrain} steps, then {sft} SFT, {dpo} DPO and "
+            "{grpo} GRPO steps, accuracy on {held_out} sums (what the "
+            "tests run)"
+        ),
+        lambda: POST_LESSON_FAST,
+    )
+    post.set_defaults(func=run_lesson_post_training)
 
 
 def run_lesson_tiny(args: argparse.Namespace) -> int:
@@ -327,6 +344,15 @@ def run_lesson_ladder(args: argparse.Namespace) -> int:
         data=args.data,
         seed=args.seed,
         threads=args.threads,
+    )
+    return 0
+
+
+def run_lesson_post_training(args: argparse.Namespace) -> int:
+    from glassformer.lessons import post_training
+
+    post_training.run(
+        lang=args.lang, explain=args.explain, out=args.out, fast=args.fast, seed=args.seed, threads=args.threads
     )
     return 0
 

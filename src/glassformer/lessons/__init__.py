@@ -15,9 +15,11 @@ with numbers computed at run time, and say where the published figures differ.
     ladder       from GPT-2 to Qwen3 one change at a time (RMSNorm, SwiGLU, RoPE, GQA, QK-norm,
                  Qwen3's head width, no biases), each rung trained the same way and measured
                                                                       (issue 46)
+    post_training  from a language model to an assistant: pretraining on sums, SFT, LoRA, DPO
+                 and GRPO (post/), each measured on held-out sums, and post/diff.py after each
 
-Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder`; each module's `run(...)`
+Run one with `glassformer lesson tiny|fruit|hello-world|sine|seq2seq|ladder|post-training`; each module's `run(...)`
 prints the lesson and returns what it computed.
 """
 
-LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq", "ladder")
+LESSONS = ("tiny", "fruit", "hello-world", "sine", "seq2seq", "ladder", "post-training")

@@ -67,8 +67,17 @@ def arithmetic_chats(n: int = BUILTIN_SIZE, seed: int = BUILTIN_SEED) -> list[li
 
 
 def arithmetic_preferences(n: int = BUILTIN_SIZE, seed: int = BUILTIN_SEED) -> list[Preference]:
-    """``n`` pairs: the right value preferred to one that is off by 1 to 9 (drawn from the sum)."""
-    return [Preference([_user(q)], a, str(int(a) + 1 + int(a) % 9)) for q, a in addition_prompts(n, seed)]
+    """``n`` pairs: the right value preferred to one that is off by 1 to 9, above it for some sums and
+    below it for the others (``off_by``)."""
+    return [Preference([_user(q)], a, off_by(int(a))) for q, a in addition_prompts(n, seed)]
+
+
+def off_by(value: int) -> str:
+    """A wrong answer for ``value``: 1 to 9 away, above or below, both drawn from the value. Wrong
+    answers always above the right ones would let DPO win by a shortcut, answering lower whatever the
+    sum: the post-training lesson measured it (a 100% reward accuracy, every greedy answer too low)."""
+    off = 1 + value % 9
+    return str(value + off if (value // 9) % 2 else value - off)
 
 
 def arithmetic_questions(n: int = BUILTIN_SIZE, seed: int = BUILTIN_SEED) -> list[Question]:

@@ -313,9 +313,25 @@ class GRPO:
         }
         return result.loss  # ()
 
+    def greedy(self, prompts: list[Prompt]) -> list[list[int]]:
+        """The greedy completion (temperature 0) of every prompt, each cut after its end-of-turn
+        token; prompts of one length are decoded together, a row each (no padding to mask)."""
+        device = next(self.policy.parameters()).device
+        by_length: dict[int, list[int]] = {}
+        for i, p in enumerate(prompts):
+            by_length.setdefault(len(p.ids), []).append(i)
+        out: list[list[int]] = [[] for _ in prompts]
+        for rows in by_length.values():
+            ids = torch.tensor([prompts[i].ids for i in rows], dtype=torch.long, device=device)  # (n, T0)
+            steps = list(generate_ids(self.policy, ids, self.max_new_tokens, 0.0))
+            made = torch.stack(steps, dim=1).tolist()  # (n, max_new_tokens)
+            for i, row in zip(rows, made, strict=True):
+                out[i] = row[: row.index(self.end_id) + 1] if self.end_id in row else row
+        return out
+
     def measure(self, model: Callable[[Tensor], Tensor], batch: list[Prompt]) -> dict[str, Tensor]:
         """The fraction of prompts answered right by the greedy completion (temperature 0)."""
-        right = [exact_answer(self.text(self.complete(p, 1, 0.0)[0]), p.answer) for p in batch]
+        right = [exact_answer(self.text(c), p.answer) for c, p in zip(self.greedy(batch), batch, strict=True)]
         return {"accuracy": torch.tensor(sum(right) / len(right))}
 
 

@@ -321,7 +321,8 @@ def loss_figure(records: list[dict], title: str = ""):
     ax.set_ylabel(words["y"], fontproperties=font)
     ax.set_title(title, fontproperties=font)
     ax.grid(alpha=0.3)
-    ax.legend(prop=font)
+    if ax.get_legend_handles_labels()[0]:  # a GRPO run's first evaluation has no loss to draw yet
+        ax.legend(prop=font)
     fig.tight_layout()
     return fig
 

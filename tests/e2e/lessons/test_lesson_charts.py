@@ -14,7 +14,7 @@ import torch
 from helpers import catalogues, said
 
 import glassformer.inspect
-from glassformer.lessons import fruit, hello_world, ladder, seq2seq, sine, tiny
+from glassformer.lessons import fruit, hello_world, ladder, post_training, seq2seq, sine, tiny
 from glassformer.lessons.common import FitResult, Narrator
 from glassformer.lessons.common import save_png as real_save_png
 from glassformer.messages import language, speaking, translated
@@ -45,7 +45,7 @@ def saved(monkeypatch):
         figs.append(fig)
         return out
 
-    for lesson in (fruit, hello_world, ladder, seq2seq, sine, tiny):
+    for lesson in (fruit, hello_world, ladder, post_training, seq2seq, sine, tiny):
         monkeypatch.setattr(lesson, "save_png", keep)
     monkeypatch.setattr(glassformer.inspect, "attention_grid_png", lambda *a: a[-1])  # not this file's chart
     return figs
@@ -117,6 +117,25 @@ def test_ladder_curves_and_losses(lang, saved, tmp_path):
     assert catalogues(texts, heard, lang) == [{}] * 4
     assert legend(curves) == [r.key for r in ladder.RUNGS]  # one curve per rung, named by its key
     assert [round(p.get_height(), 6) for p in bars.patches] == [m.val_loss for m in measured]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_post_training_accuracy_and_reward(lang, saved, tmp_path):
+    nar = quiet(lang)
+    accuracy = {"base": 0.0, "sft": 0.5, "lora": 0.4, "dpo": 0.3, "grpo": 0.7}
+    curve = [{"step": s, "reward": 0.1 * s, "kl": 0.01 * s} for s in range(1, 4)]
+    with said() as heard:
+        post_training.accuracy_png(nar, accuracy, tmp_path / "accuracy.png")
+        post_training.reward_png(nar, curve, tmp_path / "reward.png")
+    bars, rewards = saved
+    ax = bars.axes[0]
+    stages = [label.get_text() for label in ax.get_xticklabels()]
+    assert catalogues([*stages, ax.get_ylabel()], heard, lang) == [{}] * 6  # the five models, the axis
+    assert [round(p.get_height(), 6) for p in ax.patches] == [0.0, 50.0, 40.0, 30.0, 70.0]  # percent, in order
+    reward, kl = rewards.axes
+    assert catalogues([reward.get_xlabel(), reward.get_ylabel(), kl.get_ylabel()], heard, lang) == [{}] * 3
+    assert catalogues(legend(reward), heard, lang) == [{}, {}]  # the reward and the KL, on one legend
+    assert list(reward.lines[0].get_ydata()) == [r["reward"] for r in curve]
 
 
 @pytest.mark.parametrize("lang", LANGS)

@@ -46,6 +46,7 @@ def test_every_notebook_comes_in_two_languages():
         "06_exercises.ipynb",
         "07_causal.ipynb",
         "08_ladder.ipynb",
+        "09_post_training.ipynb",
         "10_experts_and_latents.ipynb",
     ]
     assert sorted(PATHS) == sorted(ENGLISH + [chinese_twin(p) for p in ENGLISH])

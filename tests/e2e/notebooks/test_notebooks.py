@@ -35,6 +35,7 @@ STEMS = [
     "06_exercises",
     "07_causal",
     "08_ladder",
+    "09_post_training",
     "10_experts_and_latents",
 ]
 RUNS: dict[str, tuple[dict, float]] = {}  # file name -> (RESULTS, CPU seconds): each notebook runs once
@@ -349,9 +350,32 @@ def check_10(r, out):
     assert r["attention_gaps"]["plain_vs_hook"] == 0 and r["attention_gaps"]["decoding"] < 1e-4  # logits of a few units
 
 
+def check_09(r, out):
+    from glassformer.lessons import post_training
+    from glassformer.post import diff
+
+    budget = post_training.FAST
+    assert r["steps"] == {name: getattr(budget, name) for name in ("pretrain", *post_training.STAGES)}
+    questions = post_training.held_out(budget.held_out, budget.sums)  # recomputed: the same sums, none trained on
+    assert r["questions"] == [q.prompt[0]["content"] for q in questions]
+    assert r["run_dir"] == str(out / "runs")
+    for stage, start in (("sft", "base"), ("lora", "base"), ("dpo", "sft"), ("grpo", "dpo")):
+        assert r["accuracy"][stage] == post_training.run_accuracy(out / "runs" / stage, questions)
+        layers, _ = diff.weight_views(diff.open_pair(out / "runs" / start, out / "runs" / stage))
+        assert r["moved"][stage]["layer_change"] == max(v[0] for v in layers.values)
+    assert r["moved"]["lora"]["lora_ranks"] == [post_training.LORA.r]
+    assert len(r["rewards"]) == budget.grpo and all(0 <= x <= 1 for x in r["rewards"])
+
+
 CHECKS = dict(
-    zip(STEMS, (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_08, check_10), strict=True)
+    zip(
+        STEMS,
+        (check_01, check_02, check_03, check_04, check_05, check_06, check_07, check_08, check_09, check_10),
+        strict=True,
+    )
 )
+
+
 
 
 @pytest.mark.slow

@@ -36,6 +36,8 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      per token (Ainslie et al. 2023)
     yarn             RoPE trained short and read 4 times longer: plain, linear, NTK-aware (dynamic)
                      and YaRN scaling (Peng et al. 2023)
+    degeneration     greedy, beam search, nucleus and pure sampling from held-out prompts: seq-rep-4 and
+                     loops; a phrase's probability copy after copy (Holtzman et al. 2020)
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ MODULES = (
     "glu",
     "gqa",
     "yarn",
+    "degeneration",
 )
 
 

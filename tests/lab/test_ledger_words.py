@@ -32,7 +32,8 @@ PYTHON_VALUE = re.compile(r"\b(None|nan|NaN)\b")
 # names, and the registry names of position schemes and RoPE scalings (what --position, rope_scaling take)
 NAMES = ("ALiBi", "NoPE", "Kendall", "tau", "Jensen", "Shannon", "ReLU", "GELU", "SwiGLU", "GeGLU", "RoPE", "YaRN")
 NAMES += (*POSITION_SCHEMES, *ROPE_SCALINGS)
-KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
+# and Welleck et al.'s repetition measure by its published name, seq-rep-n
+KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|seq-rep-\d+|" + "|".join(NAMES) + r")\b")
 
 
 def english_words(zh: str) -> list[str]:

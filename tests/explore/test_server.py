@@ -398,7 +398,8 @@ def test_the_page_s_words_come_from_the_catalogue_in_both_languages(client):
         used |= set(re.findall(r'data-t="([a-z_.]+)"', text)) | set(re.findall(r'\bt\("([a-z_.]+)"', text))
     assert used - {"attn.scale.", "note."} <= set(en["words"]), used - set(en["words"])
     scripts = "".join(
-        (static / name).read_text(encoding="utf-8") for name in ("index.html", "app.js", "panels.js", "causal.js")
+        (static / name).read_text(encoding="utf-8")
+        for name in ("index.html", "app.js", "panels.js", "causal.js", "repeats.js")
     )
     named = {name for name in en["words"] if f'"{name}"' in scripts or f"'{name}'" in scripts}
     assert set(en["words"]) - named == {"attn.scale.absolute", "attn.scale.per_head", "note.cropped"}  # no dead word

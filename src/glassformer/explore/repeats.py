@@ -45,7 +45,7 @@ from glassformer.inspect.causal_views import (
 )
 from glassformer.inspect.repetition import MIN_REPEATS, MIN_SPAN, Loop, find_loop, seq_rep_n
 from glassformer.inspect.trace import token_labels
-from glassformer.messages import t
+from glassformer.messages import N_, speaking, t
 from glassformer.sample import generate_ids
 
 NEAR_TIE = 0.5  # nats: top-1 and top-2 logits closer than this (odds under 1.65 to 1) are a near tie
@@ -335,6 +335,47 @@ def _finite(figures):
     if isinstance(figures, float) and math.isnan(figures):
         return None
     return figures
+
+
+# ---- the explorer's repeats panel (static/repeats.js) ---------------------------------------------------
+# its words, by the names the page asks for; explore/server.py serves them with the page's other words
+PANEL_WORDS = {
+    "repeats.title": N_("Why does it repeat itself?"),
+    "repeats.help": N_(
+        "Greedy decoding writes from the prompt until the context is "
+        "full. If its text ends in a loop, the tables show what "
+        "`glassformer repeats` shows: each head's previous-token, "
+        "duplicate and induction scores on that text, how much zeroing "
+        "each head changes the probability of continuing the loop "
+        "(Δp), and the logit lens where the loop first repeats. The "
+        "control prompt is written and measured the same way."
+    ),
+    "repeats.prompt": N_("prompt"),
+    "repeats.control": N_("control prompt (one that does not loop)"),
+    "repeats.look": N_("Look"),
+    "knobs.repetition_penalty": N_("repetition penalty (1 = off)"),
+    "knobs.frequency_penalty": N_("frequency penalty"),
+    "knobs.presence_penalty": N_("presence penalty"),
+    "knobs.no_repeat_ngram": N_("no-repeat n-gram (0 = off)"),
+    "knobs.min_p": N_("min-p"),
+    "knobs.typical_p": N_("typical-p (1 = off)"),
+}
+
+
+def panel(ex, req: dict) -> dict:
+    """The explorer's answer for the repeats panel: repeats_view's two Grids as they are (nothing
+    recomputed for the page), their words in the page's language. A prompt the view refuses (longer
+    than the context allows, empty, no loop) is the request's fault: HTTP 422 with the view's code."""
+    from glassformer.explore.requests import RequestError
+
+    try:
+        with speaking(req["lang"]):
+            heads, lens = repeats_view(
+                ex.model, ex.tokenizer, req["text"] or "", req["control"] or None, req["max_new_tokens"] or None
+            )
+    except UsageError as e:
+        raise RequestError(e.code, e.message, 422, "bad_prompt", **e.fields) from None
+    return {"heads": _finite(asdict(heads)), "lens": _finite(asdict(lens))}
 
 
 # ---- the sweep: repetition against each knob, on the user's run --------------------------------------

@@ -63,6 +63,7 @@ from starlette.routing import Route
 from glassformer.config import apply_overrides, get_preset
 from glassformer.errors import NotFound, UsageError
 from glassformer.explore.explorer import Explorer
+from glassformer.explore.repeats import PANEL_WORDS
 from glassformer.explore.requests import SPECS, RequestError, parse_json
 from glassformer.files import json_text
 from glassformer.messages import LANGS, N_, NP_, language, normalize, say, t, translated
@@ -260,6 +261,8 @@ PAGE_WORDS = {
         "Every named tensor of one forward pass on this input, in the order it was made, with the meaning of each axis."
     ),
 }
+
+PAGE_WORDS |= PANEL_WORDS  # the repeats panel's and the sampling knobs' (explore/repeats.py)
 
 
 def page_words(lang: str) -> dict[str, str]:

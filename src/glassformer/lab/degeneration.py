@@ -244,11 +244,12 @@ EXPERIMENT = Experiment(
                 "Holtzman et al., abstract: maximization-based decoding "
                 "methods such as beam search “lead to degeneration — output "
                 "text that is bland, incoherent, or gets stuck in repetitive "
-                "loops”, which Nucleus Sampling avoids. The share of "
-                "generations ending in repetition for each decoding (the "
-                "paper's table of GPT-2 Large results): not found in the parts "
-                "of the paper the search tools returned (its abstract and "
-                "opening, and third-party reading notes)."
+                "loops”, which Nucleus Sampling avoids. The share of GPT-2 "
+                "Large's 5,000 continuations that end in repetition, as a "
+                "third-party summary of the paper's table reports it: greedy "
+                "73.66%, beam search with 16 beams 28.94%, nucleus sampling "
+                "(p = 0.95) 0.36%, human text 0.28%. The table itself was not "
+                "read for this entry."
             ),
             ours=N_(
                 "char model, seq-rep-4: greedy {greedy}, beam search {beam}, "

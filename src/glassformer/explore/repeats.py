@@ -8,7 +8,8 @@ ends in, period p from position s. Then, at that loop, with the text given (teac
               itself (causal.detectors, through causal_views): an induction head at a token of the
               loop looks at the token after that token's previous occurrence, and so copies the loop
               on. The heads whose induction score clears `glassformer heads`' bar (a quarter of the
-              way from an even head's score to a perfect one's) are named, the strongest first.
+              way from an even head's score to a perfect one's) are named, the strongest first; none
+              when the text cannot tell them apart (a perfect head under MIN_CONTRAST above an even one).
     causal    the probability of continuing the loop: the mean probability the model gives each
               token of the loop's second and later copies. Each head zeroed alone
               (causal_views.head_ablation, the `heads` verb's check), and the named heads zeroed

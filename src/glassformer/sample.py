@@ -33,6 +33,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.beam import Decoded, check_settings, search
 from glassformer.errors import UsageError
 from glassformer.logits_processors import Knobs
 from glassformer.messages import t
@@ -250,6 +251,55 @@ def generate_ids(
         model.train(was_training)
 
 
+def check_max_new(max_new_tokens: int) -> None:
+    if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
+        raise UsageError(
+            "sample.max_new_tokens", "max_new_tokens must be a whole number >= 0, got {value!r}", value=max_new_tokens
+        )
+
+
+class LanguageModelStepper:
+    """beam.search's stepper for a decoder-only model: each step reads every beam's visible text
+    through `next_logits` (the one rule of what the model is given), the knobs' penalties applied
+    as in `generate_ids`. Without a KV cache: the beams are reordered every step, and the model's
+    cache (nn/kv_cache.py) keeps no rows to reorder; the whole visible text is read again instead."""
+
+    def __init__(self, model: nn.Module, knobs: Knobs | None = None) -> None:
+        self.model, self.knobs = model, knobs
+
+    def next_log_probs(self, ids: torch.Tensor) -> torch.Tensor:
+        """ids (N, T) every beam's text so far -> (N, V) log P(next token)."""
+        with torch.inference_mode():
+            logits = next_logits(self.model, ids)  # (N, V)
+        if self.knobs is not None:
+            logits = self.knobs.penalize(logits, ids)  # (N, V) the penalties read the text so far
+        return F.log_softmax(logits.float(), dim=-1)  # (N, V)
+
+    def reorder(self, rows: torch.Tensor) -> None:
+        pass  # nothing kept between steps
+
+
+def beam_continue(
+    model: nn.Module,
+    ids: torch.Tensor,
+    max_new_tokens: int,
+    beam_width: int = 4,
+    knobs: Knobs | None = None,
+) -> Decoded:
+    """ids (B, T0) prompts -> Decoded: for each, the most likely continuation of max_new_tokens
+    tokens that beam_width beams find (beam.search, the encoder-decoder's search too). No end token:
+    every beam writes max_new_tokens, so the length penalty changes no ranking (α = 0)."""
+    check_max_new(max_new_tokens)
+    V = model.cfg.vocab_size
+    check_settings(beam_width, V, 0.0)
+    was_training = model.training
+    model.eval()  # no dropout while writing
+    try:
+        return search(LanguageModelStepper(model, knobs), ids, beam_width, V, max_new_tokens, 0.0)
+    finally:
+        model.train(was_training)
+
+
 def _held_back(text: str, stop: str | None) -> int:
     """How many trailing characters of `text` are not safe to show yet: a "\ufffd" that may be the
     first bytes of a character the next token completes (byte-level BPE splits characters), and
@@ -313,10 +363,7 @@ def sample(
     knobs: the repetition knobs (logits_processors.Knobs), None for none.
     end_ids: a sample ends at the first of these tokens (not returned), as `generate` ends at eos.
     """
-    if not (isinstance(max_new_tokens, numbers.Integral) and max_new_tokens >= 0):
-        raise UsageError(
-            "sample.max_new_tokens", "max_new_tokens must be a whole number >= 0, got {value!r}", value=max_new_tokens
-        )
+    check_max_new(max_new_tokens)
     if not (isinstance(num_samples, numbers.Integral) and num_samples >= 1):
         raise UsageError(
             "sample.num_samples", "num_samples must be a whole number >= 1, got {value!r}", value=num_samples

@@ -7,17 +7,12 @@ keys and values of the target tokens written so far). Then the loop is sample.py
     ids = [<BOS>];  repeat: read the next-token distribution at the last position, pick, append;
     a row stops at <EOS> (and writes <PAD> from then on)
 
-Greedy search picks the single most likely token each time. It cannot take back a choice, so a
-likely first token may lead to an unlikely whole. Beam search keeps the k best partial
-translations of each sentence and extends all of them; k = 1 is greedy search.
+Greedy search picks the single most likely token each time. Beam search keeps the k best partial
+translations of each sentence and extends all of them, ranked by log P / lp(length) (Wu et al.
+2016): beam.py's `search`, the one beam search, which a decoder-only model's continuations use too
+(sample.py's `beam_continue`); here the `Writer` steps it.
 
-Log-probabilities only fall as a translation grows, so their raw sum prefers short outputs.
-Candidates are ranked by a length-normalised score (Wu et al. 2016, "Google's Neural Machine
-Translation System", §7):
-
-    score(Y) = log P(Y | X) / lp(Y),     lp(Y) = ((5 + |Y|) / 6)^α      |Y| counts <EOS>
-
-α = 0 ranks by log P itself; a larger α forgives length more. Neither search may write <PAD> or
+Neither search may write <PAD> or
 <BOS>, which are not words. tests/reference/test_seq2seq_decoding.py checks that the cache
 changes how much is computed, never what: cached and uncached decoding give the same tokens.
 use_cache=None (the default) uses the cache whenever the decoder is causal; a decoder without
@@ -26,35 +21,22 @@ its mask (causal=False) re-reads the whole prefix each step, since its past chan
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from glassformer.beam import Decoded, check_settings, search
 from glassformer.errors import UsageError
-
-
-@dataclass
-class Decoded:
-    ids: torch.Tensor  # (B, L) tokens written: the output, its <EOS>, then <PAD>
-    log_prob: torch.Tensor  # (B,) log P(ids | source), summed over the tokens written
-    score: torch.Tensor  # (B,) what the search ranked by: log_prob / lp(length)
-    beams: torch.Tensor | None = None  # (B, k, L) beam search: every beam kept at the end
-    beam_scores: torch.Tensor | None = None  # (B, k) their scores
-    beam_log_probs: torch.Tensor | None = None  # (B, k) their log P
-
-
-def length_penalty(length: torch.Tensor, alpha: float) -> torch.Tensor:
-    """lp = ((5 + |Y|) / 6)^α: 1 for one token, growing with the length when α > 0."""
-    return ((5.0 + length) / 6.0) ** alpha
 
 
 class Writer:
     """What both searches share: the source read once, and one decoder step at a time."""
 
-    def __init__(self, model: nn.Module, src: torch.Tensor, rows_per_source: int, use_cache: bool | None) -> None:
+    def __init__(
+        self, model: nn.Module, src: torch.Tensor, bos_id: int, rows_per_source: int, use_cache: bool | None
+    ) -> None:
         self.model, self.pad_id = model, model.cfg.pad_id
+        self.not_words = [model.cfg.pad_id, bos_id]  # neither search may write them: they are not words
         memory = model.encode(src)  # (B, S, C): the source is read once
         self.src = src.repeat_interleave(rows_per_source, 0)  # (B·k, S): each beam sees its source
         self.memory = memory.repeat_interleave(rows_per_source, 0)  # (B·k, S, C)
@@ -63,14 +45,14 @@ class Writer:
         self.cache = model.new_cache(self.src.size(0)) if use_cache else None
         self.dtype = memory.dtype  # log-probabilities are summed in the model's own precision
 
-    def next_log_probs(self, ids: torch.Tensor, not_words: list[int]) -> torch.Tensor:
+    def next_log_probs(self, ids: torch.Tensor) -> torch.Tensor:
         """ids (N, t) written so far -> (N, V) log P(next token), with <PAD>/<BOS> impossible."""
         if self.cache is None:
             logits = self.model.decode(ids, self.memory, self.src)  # (N, t, V): the whole prefix again
         else:
             logits = self.model.decode(ids[:, -1:], self.memory, self.src, self.cache)  # (N, 1, V): the new token
         log_p = F.log_softmax(logits[:, -1], dim=-1)  # (N, V)
-        log_p[:, not_words] = float("-inf")
+        log_p[:, self.not_words] = float("-inf")
         return log_p
 
     def reorder(self, rows: torch.Tensor) -> None:
@@ -106,14 +88,14 @@ def greedy_decode(
     model.eval()  # no dropout while writing
     try:
         # 1) read the source once
-        writer = Writer(model, src, 1, use_cache)
+        writer = Writer(model, src, bos_id, 1, use_cache)
         B = src.size(0)
         ids = torch.full((B, 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <BOS>
         log_prob = torch.zeros(B, dtype=writer.dtype, device=src.device)  # (B,)
         done = torch.zeros(B, dtype=torch.bool, device=src.device)  # (B,) wrote <EOS> already?
         for _ in range(_max_new(model, max_new_tokens)):
             # 2) the distribution over the next token, at the last position
-            log_p = writer.next_log_probs(ids, [model.cfg.pad_id, bos_id])  # (B, V)
+            log_p = writer.next_log_probs(ids)  # (B, V)
             # 3) greedy: take the most likely one; finished rows write <PAD>
             best, token = log_p.max(dim=-1)  # (B,), (B,)
             token = token.masked_fill(done, model.cfg.pad_id)  # (B,)
@@ -140,63 +122,17 @@ def beam_search(
     use_cache: bool | None = None,
 ) -> Decoded:
     """src (B, S) ids -> for each sentence, the best of `beam_width` hypotheses by
-    log P / lp(length). A finished hypothesis (it wrote <EOS>) keeps its place in the beam,
-    extended by <PAD> at no cost, and competes with the live ones on its normalised score."""
-    V, k = model.cfg.vocab_size, beam_width
-    if not 1 <= k <= V - 2:
-        raise UsageError(
-            "translate.beam_width",
-            "beam_width must be in {low} … {high} (the vocabulary minus <PAD> and <BOS>), got {value}.",
-            low=1,
-            high=V - 2,
-            value=k,
-        )
-    if length_penalty_alpha < 0:
-        raise UsageError(
-            "translate.length_penalty",
-            "the length penalty α must be >= {low}, got {value}.",
-            low=0,
-            value=length_penalty_alpha,
-        )
+    log P / lp(length): beam.search (the one beam search), stepped by this model's Writer. A
+    finished hypothesis (it wrote <EOS>) keeps its place in the beam, extended by <PAD> at no cost."""
+    V = model.cfg.vocab_size
+    check_settings(beam_width, V - 2, length_penalty_alpha)  # neither <PAD> nor <BOS> is written
+    n = _max_new(model, max_new_tokens)
     was_training = model.training
     model.eval()
     try:
-        # 1) read the source once; the k beams of a sentence are k rows of the batch (row b·k + j)
-        writer = Writer(model, src, k, use_cache)
-        B, dev = src.size(0), src.device
-        ids = torch.full((B * k, 1), bos_id, dtype=torch.long, device=dev)  # (B·k, 1)
-        log_prob = torch.zeros(B, k, dtype=writer.dtype, device=dev)  # (B, k) log P of each beam so far
-        log_prob[:, 1:] = float("-inf")  # all beams start equal: grow only beam 0 at first
-        length = torch.zeros(B, k, dtype=writer.dtype, device=dev)  # (B, k) tokens written, <EOS> included
-        done = torch.zeros(B, k, dtype=torch.bool, device=dev)  # (B, k)
-        pad_only = torch.full((V,), float("-inf"), dtype=writer.dtype, device=dev)
-        pad_only[model.cfg.pad_id] = 0.0  # a finished beam's one continuation: <PAD>, probability 1
-        for step in range(_max_new(model, max_new_tokens)):
-            # 2) every beam's next-token log-probabilities (finished ones: only <PAD>)
-            log_p = writer.next_log_probs(ids, [model.cfg.pad_id, bos_id]).view(B, k, V)  # (B, k, V)
-            log_p = torch.where(done[..., None], pad_only, log_p)  # (B, k, V)
-            # 3) the log P and the score of each of the k·V extensions
-            total = log_prob[..., None] + log_p  # (B, k, V)
-            new_length = torch.where(done, length, torch.full_like(length, step + 1))  # (B, k)
-            score = total / length_penalty(new_length, length_penalty_alpha)[..., None]  # (B, k, V)
-            # 4) keep the k best extensions of each sentence, whichever beams they grow from
-            _, flat = score.view(B, k * V).topk(k, dim=-1)  # (B, k) indices into beam × token
-            origin, token = flat // V, flat % V  # (B, k) the beam each comes from, its new token
-            rows = (torch.arange(B, device=dev)[:, None] * k + origin).view(-1)  # (B·k,) rows to continue
-            log_prob = total.view(B, k * V).gather(1, flat)  # (B, k)
-            length = new_length.gather(1, origin)  # (B, k)
-            done = done.gather(1, origin) | (token == eos_id)  # (B, k)
-            # 5) each new beam continues its origin's past: its tokens and its cached keys/values
-            ids = torch.cat([ids[rows], token.view(-1, 1)], dim=1)  # (B·k, t+1)
-            writer.reorder(rows)
-            if bool(done.all()):
-                break
-        # 6) each sentence's answer: its beam with the best length-normalised score
-        beam_scores = log_prob / length_penalty(length, length_penalty_alpha)  # (B, k)
-        best = beam_scores.argmax(dim=-1)  # (B,)
-        beams = ids[:, 1:].view(B, k, -1)  # (B, k, L)
-        pick = torch.arange(B, device=dev)
-        return Decoded(beams[pick, best], log_prob[pick, best], beam_scores[pick, best], beams, beam_scores, log_prob)
+        writer = Writer(model, src, bos_id, beam_width, use_cache)  # the source read once, for k rows each
+        start = torch.full((src.size(0), 1), bos_id, dtype=torch.long, device=src.device)  # (B, 1): <BOS>
+        return search(writer, start, beam_width, V, n, length_penalty_alpha, eos_id, model.cfg.pad_id, writer.dtype)
     finally:
         model.train(was_training)
 

@@ -22,7 +22,7 @@ from glassformer.causal.ground_truth import planted_induction_model
 from glassformer.cli import main
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
-from glassformer.explore.repeats import NEAR_TIE, loop_probability, repeats_view, write_greedily
+from glassformer.explore.repeats import MIN_CONTRAST, NEAR_TIE, loop_probability, repeats_view, write_greedily
 from glassformer.inspect.repetition import MIN_SPAN, find_loop
 from glassformer.models import GPT
 from glassformer.sample import sample
@@ -104,6 +104,22 @@ def test_a_model_without_induction_heads_names_none():
     assert max(row[2] for row in heads.values) < heads.extra["bar"]
     assert len(lens.rows) == 1 and len(set(lens.columns)) == len(lens.columns) == 5  # p(loop), the top 3, the gap
     assert all(row[-1] >= 0 for row in lens.values)  # the gap between the two top logits: never negative
+
+
+def test_a_loop_of_one_token_names_no_head_the_detectors_cannot_read():
+    """On a text of one repeated token an evenly attending head scores nearly what a perfect induction
+    head does: the scores say nothing, so no head is named and the note says why."""
+    torch.manual_seed(0)
+    model = GPT(ModelConfig(vocab_size=6, max_len=32, d_model=16, n_layers=2, n_heads=2, d_ff=16, dropout=0.0))
+    with torch.no_grad():
+        model.ln_final.weight.zero_()  # the same logits after any text: greedy writes one token forever
+    with said() as heard:
+        heads, _ = repeats_view(model.eval(), CharTokenizer("abcdef"), "b")
+    e = heads.extra
+    assert e["loop"]["period"] == 1 and e["perfect"] - e["chance"] < MIN_CONTRAST and e["readable"] is False
+    assert e["named"] == [] and "loop_p_ablated" not in e
+    (note,) = heard.carrying(contrast=MIN_CONTRAST)
+    assert note["gain"] == pytest.approx(e["perfect"] - e["chance"])
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,8 @@ NAMES += (*POSITION_SCHEMES, *ROPE_SCALINGS)
 # the experts' and latent attention's entries: the presets they train, the load's measure (MaxVio, Wang et
 # al. 2024), the routing functions, the clock, the dtype and ln (the entropy's normaliser ln E)
 NAMES += ("baby-llama", "baby-moe", "baby-mla", "MaxVio", "softmax", "sigmoid", "CPU", "float32", "ln")
-KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|" + "|".join(NAMES) + r")\b")
+# and Welleck et al.'s repetition measure by its published name, seq-rep-n
+KEPT = re.compile(r"\b(ICL|nats|d_model|d_ff|H_kv|FFN|p|k|L\d+H\d+|H\d+|seq-rep-\d+|" + "|".join(NAMES) + r")\b")
 
 
 def english_words(zh: str) -> list[str]:

@@ -8,10 +8,11 @@ import math
 import pytest
 import torch
 
+from glassformer.beam import length_penalty
 from glassformer.config import ModelConfig
 from glassformer.errors import UsageError
 from glassformer.models import EncoderDecoder
-from glassformer.translate import beam_search, greedy_decode, length_penalty
+from glassformer.translate import beam_search, greedy_decode
 
 pytestmark = pytest.mark.usefixtures("one_thread")  # tiny models: one thread is fastest
 
@@ -114,10 +115,10 @@ def test_beam_search_refuses_bad_settings():
     model = random_model()
     with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, beam_width=12)
-    assert (e.value.code, e.value.fields) == ("translate.beam_width", {"low": 1, "high": V - 2, "value": 12})
+    assert (e.value.code, e.value.fields) == ("beam.width", {"low": 1, "high": V - 2, "value": 12})
     with pytest.raises(UsageError) as e:
         beam_search(model, sources(), BOS, EOS, length_penalty_alpha=-1)
-    assert (e.value.code, e.value.fields) == ("translate.length_penalty", {"low": 0, "value": -1})
+    assert (e.value.code, e.value.fields) == ("beam.length_penalty", {"low": 0, "value": -1})
     for search in (greedy_decode, beam_search):
         for n in (0, MAX_LEN + 1):
             with pytest.raises(UsageError) as e:

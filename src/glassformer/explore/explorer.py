@@ -76,9 +76,11 @@ from glassformer.errors import UsageError
 from glassformer.explore.conversation import Chats
 from glassformer.explore.diffview import Against
 from glassformer.explore.panels import bars, find_structure, readout
+from glassformer.explore.repeats import panel as repeats_panel
 from glassformer.explore.repeats import zero_heads
-from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, read
+from glassformer.explore.requests import LIMITS, SPECS, RequestError, check_range, knobs, read
 from glassformer.inspect.trace import token_labels, trace
+from glassformer.logits_processors import Knobs
 from glassformer.messages import N_, translated
 from glassformer.sample import draw, next_logits, next_probs, open_cache, visible
 
@@ -260,17 +262,25 @@ class Explorer:
             stage,
         )
 
-    def _shape(self, req: dict) -> tuple[float, int | None, float | None]:
+    def _shape(self, req: dict) -> tuple[float, int | None, float | None, Knobs | None]:
         top_k, top_p = req["top_k"] or None, req["top_p"] if req["top_p"] < 1 else None
-        return req["temperature"], top_k, top_p
+        return req["temperature"], top_k, top_p, knobs(req)
 
-    def _bars(self, logits: torch.Tensor, x: torch.Tensor, req: dict, ablated: bool) -> dict:
-        """Next-token bars from the last position's logits (V,); with ablation, the intact model's too."""
-        shape = self._shape(req)
-        probs = next_probs(logits[None], *shape)[0]  # (V,)
+    def _probs(self, logits: torch.Tensor, ids: torch.Tensor, req: dict) -> torch.Tensor:
+        """(V,) last-position logits, (1, T) every id so far -> (V,) what a generation step draws from:
+        the knobs' penalties on the raw logits, then sample.next_probs (generate_ids' own order)."""
+        temperature, top_k, top_p, chosen = self._shape(req)
+        z = logits[None] if chosen is None else chosen.penalize(logits[None], ids)  # (1, V)
+        return next_probs(z, temperature, top_k, top_p, chosen)[0]  # (V,)
+
+    def _bars(self, logits: torch.Tensor, x: torch.Tensor, req: dict, ablated: bool, ids=None) -> dict:
+        """Next-token bars from the last position's logits (V,); with ablation, the intact model's too.
+        ids (1, T): every id so far, which the penalties read (default: x, what the model sees)."""
+        ids = x if ids is None else ids
+        probs = self._probs(logits, ids, req)  # (V,)
         base = None
         if ablated:
-            base = next_probs(self.model(x)[0, -1][None], *shape)[0]  # (V,) the intact model
+            base = self._probs(self.model(x)[0, -1], ids, req)  # (V,) the intact model
         return bars(logits, probs, self.labels, base)
 
     def labels(self, ids: list[int]) -> list[str]:
@@ -390,10 +400,10 @@ class Explorer:
 
     def next(self, req: dict) -> dict:
         self._needs_tokens("next")
-        x, _, _ = self._input(req)
+        x, ids, _ = self._input(req)
         pairs, hooks = self._ablation(req)
         out, _ = self._run(x, hooks, [])  # (T, V)
-        return self._bars(out[-1], x, req, bool(pairs))
+        return self._bars(out[-1], x, req, bool(pairs), torch.tensor([ids]))
 
     def generate(self, req: dict) -> dict:
         self._needs_tokens("generate")
@@ -409,7 +419,7 @@ class Explorer:
         found = self.generations.resume(req["session"], ids, pairs)
         resumed = found is not None
         key, session = found or self.generations.start(self.model, ids, pairs, hooks, req["seed"])
-        new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]
+        new = [step(self.model, session, hooks, *self._shape(req)) for _ in range(req["n"])]  # knobs too
         x = visible(self.model, torch.tensor([session.ids]))  # (1, T) what the intact model reads next
         return {
             "session": key,
@@ -418,7 +428,7 @@ class Explorer:
             "tokens": [{"id": i, "text": text} for i, text in zip(new, self.labels(new), strict=False)],
             "text": panels.appended_text(self, ids, session.ids),
             "cached": session.cache.length if session.cache is not None else 0,
-            "next": self._bars(session.logits[0], x, req, bool(pairs)),
+            "next": self._bars(session.logits[0], x, req, bool(pairs), torch.tensor([session.ids])),
         }
 
     def patching(self, req: dict) -> dict:
@@ -442,6 +452,11 @@ class Explorer:
     def diff(self, req: dict) -> dict:
         """What tuning changed, post/diff.py's views (explore/diffview.py)."""
         return diffview.diff(self, req)
+
+    def repeats(self, req: dict) -> dict:
+        """The repeats panel: `glassformer repeats`' two tables (explore/repeats.py, `panel`)."""
+        self._needs_tokens("generate")
+        return repeats_panel(self, req)
 
     def _needs_tokens(self, endpoint: str) -> None:
         """next and generate need a model that reads and writes tokens."""
@@ -505,9 +520,13 @@ def _forward(model, s: Session, hooks: dict) -> torch.Tensor:
     return next_logits(model, torch.tensor([s.ids]), s.cache, run)  # (1, V)
 
 
-def step(model, s: Session, hooks: dict, temperature: float, top_k: int | None, top_p: float | None) -> int:
-    """Draw one token from the session's logits, append it, and compute the logits after it."""
-    next_id = draw(s.logits, temperature, top_k, top_p, s.generator)  # (1, 1)
+def step(
+    model, s: Session, hooks: dict, temperature: float, top_k: int | None, top_p: float | None, chosen=None
+) -> int:
+    """Draw one token from the session's logits, append it, and compute the logits after it. chosen:
+    the repetition knobs, applied as generate_ids applies them (penalties on every id so far, then draw)."""
+    logits = s.logits if chosen is None else chosen.penalize(s.logits, torch.tensor([s.ids]))  # (1, V)
+    next_id = draw(logits, temperature, top_k, top_p, s.generator, chosen)  # (1, 1)
     s.ids.append(int(next_id))
     s.logits = _forward(model, s, hooks)  # (1, V)
     return s.ids[-1]
@@ -631,8 +650,7 @@ def patch_cell(ex, req: dict) -> dict:
 
     logits = ex.model.run_with_hooks(corrupt, hooks={name: hook})[0, -1]  # (V,)
     base = ex.model(corrupt)[0, -1]  # (V,)
-    shape = ex._shape(req)
-    out = bars(logits, next_probs(logits[None], *shape)[0], ex.labels, next_probs(base[None], *shape)[0])
+    out = bars(logits, ex._probs(logits, corrupt, req), ex.labels, ex._probs(base, corrupt, req))
     return {
         **out,
         "base": "corrupted",

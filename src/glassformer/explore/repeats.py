@@ -8,7 +8,8 @@ ends in, period p from position s. Then, at that loop, with the text given (teac
               itself (causal.detectors, through causal_views): an induction head at a token of the
               loop looks at the token after that token's previous occurrence, and so copies the loop
               on. The heads whose induction score clears `glassformer heads`' bar (a quarter of the
-              way from an even head's score to a perfect one's) are named, the strongest first.
+              way from an even head's score to a perfect one's) are named, the strongest first; none
+              when the text cannot tell them apart (a perfect head under MIN_CONTRAST above an even one).
     causal    the probability of continuing the loop: the mean probability the model gives each
               token of the loop's second and later copies. Each head zeroed alone
               (causal_views.head_ablation, the `heads` verb's check), and the named heads zeroed
@@ -45,13 +46,18 @@ from glassformer.inspect.causal_views import (
 )
 from glassformer.inspect.repetition import MIN_REPEATS, MIN_SPAN, Loop, find_loop, seq_rep_n
 from glassformer.inspect.trace import token_labels
-from glassformer.messages import t
+from glassformer.messages import N_, speaking, t
 from glassformer.sample import generate_ids
 
 NEAR_TIE = 0.5  # nats: top-1 and top-2 logits closer than this (odds under 1.65 to 1) are a near tie
 TOP = 3  # candidates the lens shows at each layer
 MOST_NAMED = 3  # heads named and zeroed together, at most
 REP_N = 4  # seq-rep-4, as Welleck et al. report it
+# A perfect induction head must score at least this much above an evenly attending one on the text for
+# the scores to say anything: on a loop of one repeated token every head attends to copies of it, the
+# two reference scores nearly meet (0.926 against 0.984 on a zh-poems run's run of spaces) and every
+# head "clears" a bar set a quarter of the way between them. Below it, no head is named.
+MIN_CONTRAST = 0.25
 
 
 def prompt_ids(model, tokenizer, text: str, flag: str) -> list[int]:
@@ -156,13 +162,14 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
     L, H = scores.shape[1:]
     induction = scores[2].flatten()  # (L·H,)
     order = [int(i) for i in induction.argsort(descending=True)]
-    named = [divmod(i, H) for i in order if float(induction[i]) >= bar][:MOST_NAMED]
+    readable = perfect - chance >= MIN_CONTRAST  # can this text tell an induction head from an even one?
+    named = [divmod(i, H) for i in order if readable and float(induction[i]) >= bar][:MOST_NAMED]
 
     # causal: each head alone, then the named heads together
     metric = loop_probability(start, loop.period, x)
     base, alone = head_ablation(model, x, metric)  # (), (L, H)
     figures: dict = {"loop": _loop_json(loop), "loop_start": start, "named": [list(h) for h in named],
-                     "bar": bar, "chance": chance, "perfect": perfect, "loop_p": base,
+                     "bar": bar, "chance": chance, "perfect": perfect, "readable": readable, "loop_p": base,
                      "seq_rep": seq_rep_n(new, REP_N)}  # fmt: skip
     rows, values = [], []
     for layer in range(L):
@@ -219,6 +226,19 @@ def repeats_view(model, tokenizer, prompt: str, control: str | None = None, max_
                 rep_before=figures["seq_rep"],
                 rep_after=figures["seq_rep_ablated"],
                 loop=_loop_words(loop_after),
+            )
+        )
+    elif not readable:
+        notes.append(
+            t(
+                "on this text a perfect induction head scores only "
+                "{gain:.3f} above an evenly attending one (less than "
+                "{contrast}): the detectors cannot tell the heads apart "
+                "here (a loop of one repeated token, say), so none is "
+                "named; the column Δp(loop) still shows what zeroing each "
+                "head does.",
+                gain=perfect - chance,
+                contrast=MIN_CONTRAST,
             )
         )
     else:
@@ -335,6 +355,47 @@ def _finite(figures):
     if isinstance(figures, float) and math.isnan(figures):
         return None
     return figures
+
+
+# ---- the explorer's repeats panel (static/repeats.js) ---------------------------------------------------
+# its words, by the names the page asks for; explore/server.py serves them with the page's other words
+PANEL_WORDS = {
+    "repeats.title": N_("Why does it repeat itself?"),
+    "repeats.help": N_(
+        "Greedy decoding writes from the prompt until the context is "
+        "full. If its text ends in a loop, the tables show what "
+        "`glassformer repeats` shows: each head's previous-token, "
+        "duplicate and induction scores on that text, how much zeroing "
+        "each head changes the probability of continuing the loop "
+        "(Δp), and the logit lens where the loop first repeats. The "
+        "control prompt is written and measured the same way."
+    ),
+    "repeats.prompt": N_("prompt"),
+    "repeats.control": N_("control prompt (one that does not loop)"),
+    "repeats.look": N_("Look"),
+    "knobs.repetition_penalty": N_("repetition penalty (1 = off)"),
+    "knobs.frequency_penalty": N_("frequency penalty"),
+    "knobs.presence_penalty": N_("presence penalty"),
+    "knobs.no_repeat_ngram": N_("no-repeat n-gram (0 = off)"),
+    "knobs.min_p": N_("min-p"),
+    "knobs.typical_p": N_("typical-p (1 = off)"),
+}
+
+
+def panel(ex, req: dict) -> dict:
+    """The explorer's answer for the repeats panel: repeats_view's two Grids as they are (nothing
+    recomputed for the page), their words in the page's language. A prompt the view refuses (longer
+    than the context allows, empty, no loop) is the request's fault: HTTP 422 with the view's code."""
+    from glassformer.explore.requests import RequestError
+
+    try:
+        with speaking(req["lang"]):
+            heads, lens = repeats_view(
+                ex.model, ex.tokenizer, req["text"] or "", req["control"] or None, req["max_new_tokens"] or None
+            )
+    except UsageError as e:
+        raise RequestError(e.code, e.message, 422, "bad_prompt", **e.fields) from None
+    return {"heads": _finite(asdict(heads)), "lens": _finite(asdict(lens))}
 
 
 # ---- the sweep: repetition against each knob, on the user's run --------------------------------------

@@ -154,6 +154,21 @@ def read(body: dict, spec: dict[str, Field]) -> dict:
     return {name: f.default if body.get(name) is None else _typed(name, body[name], f) for name, f in spec.items()}
 
 
+def knobs(req: dict):
+    """The request's repetition knobs as logits_processors.Knobs (None when every one is off). A value
+    Knobs refuses (a penalty <= 0, min_p outside [0, 1] ...) is the request's fault: HTTP 422 with the
+    check's own code and fields."""
+    from glassformer.errors import UsageError
+    from glassformer.logits_processors import Knobs
+
+    values = {name: req[name] for name in KNOBS} | {"no_repeat_ngram": req["no_repeat_ngram"] or None}
+    try:
+        chosen = Knobs(**values)
+    except UsageError as e:
+        raise RequestError(e.code, e.message, 422, "bad_knob", **e.fields) from None
+    return None if chosen == Knobs() else chosen
+
+
 def check_range(name: str, value: int, size: int, code: str, message: str) -> int:
     """`value` in 0..size-1, else the refusal `code` (explore.range.layers | heads | tokens) with its sentence."""
     if not 0 <= value < size:
@@ -163,11 +178,22 @@ def check_range(name: str, value: int, size: int, code: str, message: str) -> in
 
 INPUT = {"text": Field("str", most=LIMITS.text_chars), "ids": Field("ints", most=LIMITS.ids)}
 ABLATE = {"ablate": Field("pairs", default=[], most=4096)}
+# the repetition knobs (logits_processors.Knobs), each at its "off" value by default; their ranges are
+# Knobs' own checks (`knobs`), refused as the request's fault with the check's code, never checked twice
+KNOBS = {
+    "repetition_penalty": Field("float", 1.0),
+    "frequency_penalty": Field("float", 0.0),
+    "presence_penalty": Field("float", 0.0),
+    "no_repeat_ngram": Field("int", 0, 0),  # 0: off (Knobs' None)
+    "min_p": Field("float", 0.0),
+    "typical_p": Field("float", 1.0),
+}
 SHAPE = {
     "temperature": Field("float", 1.0, 0.0, LIMITS.temperature),
     "top_k": Field("int", 0, 0),  # 0: no top-k cut
-    "top_p": Field("float", 1.0, 0.001, 1.0),
-}  # 1: no top-p cut; 0 would cut every token
+    "top_p": Field("float", 1.0, 0.001, 1.0),  # 1: no top-p cut; 0 would cut every token
+    **KNOBS,
+}
 VIEW = {"layer": Field("int", 0, 0), "head": Field("int", 0, 0), "stage": Field("str")}
 LANG = {"lang": Field("str", "en", choices=("en", "zh"))}
 
@@ -188,6 +214,12 @@ SPECS = {
         **SHAPE,
     },
     "experts": {**INPUT},
+    "repeats": {
+        "text": Field("str", most=LIMITS.text_chars),
+        "control": Field("str", "", most=LIMITS.text_chars),
+        "max_new_tokens": Field("int", 0, 0),  # 0: the rest of the context
+        **LANG,
+    },
     "generate": {
         "ids": Field("ints", most=LIMITS.ids),
         **ABLATE,

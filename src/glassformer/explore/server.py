@@ -65,6 +65,7 @@ from glassformer.errors import NotFound, UsageError
 from glassformer.explore import conversation, diffview
 from glassformer.explore.experts import EXPERT_WORDS
 from glassformer.explore.explorer import Explorer
+from glassformer.explore.repeats import PANEL_WORDS
 from glassformer.explore.requests import SPECS, RequestError, parse_json, read
 from glassformer.files import json_text
 from glassformer.messages import LANGS, N_, NP_, language, normalize, say, t, translated
@@ -265,6 +266,7 @@ PAGE_WORDS = {
 
 PAGE_WORDS.update(EXPERT_WORDS)  # the routing panel's (explore/experts.py)
 PAGE_WORDS.update(conversation.WORDS | diffview.WORDS)  # the chat tab's and the diff view's
+PAGE_WORDS |= PANEL_WORDS  # the repeats panel's and the sampling knobs' (explore/repeats.py)
 
 
 def page_words(lang: str) -> dict[str, str]:

@@ -42,6 +42,8 @@ The ledger: published small-Transformer results re-run on a CPU, the paper's num
                      moving selection bias: each expert's load, MaxVio, entropy (Fedus et al. 2022)
     mla              multi-head latent attention against GQA and MHA at equal parameters: the loss, and
                      the cache's bytes per token measured from real caches (DeepSeek-V2)
+    degeneration     greedy, beam search, nucleus and pure sampling from held-out prompts: seq-rep-4 and
+                     loops; a phrase's probability copy after copy (Holtzman et al. 2020)
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ MODULES = (
     "moe",
     "balance",
     "mla",
+    "degeneration",
 )
 
 

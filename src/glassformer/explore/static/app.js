@@ -32,8 +32,10 @@ function showError(e) {
 
 const input = () => (S.useIds ? {ids: S.ids} : {text: $("text").value});
 const ablation = () => S.ablate.map((k) => k.split("-").map(Number));
-const shape = () => ({temperature: +$("temperature").value, top_k: Math.max(0, Math.floor(+$("top-k").value || 0)),
-                      top_p: +$("top-p").value});
+function shape() {  // a function, so repeats.js can add the repetition knobs to it
+  return {temperature: +$("temperature").value, top_k: Math.max(0, Math.floor(+$("top-k").value || 0)),
+          top_p: +$("top-p").value};
+}
 const view = () => ({layer: S.view.layer, head: S.view.head, stage: S.view.stage});
 
 // ---------------------------------------------------------------- panels

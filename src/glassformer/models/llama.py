@@ -20,7 +20,6 @@ RoPE parameter our config cannot hold) is refused with the field named, never ap
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import cast
@@ -31,7 +30,6 @@ from safetensors.torch import save_file
 from glassformer.config import ModelConfig, Preset, TrainConfig, apply_overrides
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.files import atomic_write, json_text, write_text_atomic
-from glassformer.messages import say
 from glassformer.models.gpt import GPT
 from glassformer.models.gpt2 import folder_fix, read_hf_config, read_weights, write_generation
 from glassformer.models.kinds import check_fits
@@ -504,9 +502,10 @@ def gpt_from_hf(hf_model) -> GPT:
 # the config's size is built; nothing is written while reading.
 
 
-def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str]:
-    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
-    Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
+def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str, int]:
+    """(glassformer GPT in eval mode, its tokenizer, the weights file's name, the tensors of multi-token
+    prediction layers left out: `prediction_layers`) of a Llama, Qwen3, Mistral, Mixtral, Qwen3-MoE or
+    DeepSeek-V3 directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
     path, config = read_hf_config(path)
     fix = folder_fix()
     found = config.get("model_type")
@@ -564,17 +563,7 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     with torch.no_grad():
         for name in own:  # one checkpoint tensor in memory at a time, beside the float32 model
             own[name].copy_(state[name])
-    if gone:  # said once the model is read: a refused directory gets its one line only
-        say(
-            "{source}: {tensors} tensors of {layers} multi-token prediction layers (model.layers.{first} on) "
-            "skipped: they train the model to predict tokens further ahead, and the model itself reads none of them.",
-            file=sys.stderr,
-            source=source,
-            tensors=len(gone),
-            layers=config["num_nextn_predict_layers"],
-            first=cfg.n_layers,
-        )
-    return model.eval(), tokenizer, weights_file.name
+    return model.eval(), tokenizer, weights_file.name, len(gone)
 
 
 def prediction_layers(tensors: Mapping[str, torch.Tensor], config: Mapping, cfg: ModelConfig) -> set[str]:

@@ -11,8 +11,9 @@ the layout MultiHeadAttention.forward cuts (nn/attention.py)), and cut apart aga
 Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
 Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one
 tensor per expert and matrix, its experts, under the names of the files on the Hub (`EXPERTS`).
-DeepSeek-V3's first `first_k_dense_replace` layers keep one dense SwiGLU (our moe_first_dense), named
-as a Llama layer's; its multi-token prediction layers (past num_hidden_layers) are skipped on reading.
+DeepSeek-V3's first `first_k_dense_replace` layers (Qwen3-MoE's `mlp_only_layers` when they are the
+first k) keep one dense SwiGLU intermediate_size wide (our moe_first_dense), named as a Llama layer's;
+DeepSeek-V3's multi-token prediction layers (past num_hidden_layers) are skipped on reading.
 
 A setting we would compute differently (biases, another activation, per-layer attention types, a
 RoPE parameter our config cannot hold) is refused with the field named, never approximated.
@@ -116,9 +117,12 @@ def _rope(get, source: str) -> dict:
 
 
 def _experts(get, family: str, source: str) -> dict:
-    """A mixture-of-experts family's experts as our ffn="moe" fields (every layer sparse, no jitter)."""
-    fixed: dict[str, object] = {"router_jitter_noise": 0.0, "decoder_sparse_step": 1, "mlp_only_layers": []}
-    fixed["rope_interleave"] = True
+    """A mixture-of-experts family's experts as our ffn="moe" fields (no jitter; every layer sparse, or
+    the first k dense: DeepSeek-V3's first_k_dense_replace, Qwen3-MoE's mlp_only_layers [0 .. k-1])."""
+    only = get("mlp_only_layers") or []  # Qwen3-MoE's dense layers: the first k only, as moe_first_dense
+    first = family == "qwen3_moe" and isinstance(only, list) and only == list(range(len(only)))
+    fixed: dict[str, object] = {"router_jitter_noise": 0.0, "decoder_sparse_step": 1, "rope_interleave": True}
+    fixed |= {"mlp_only_layers": only if first else []}
     if family != "deepseek_v3":  # DeepSeek's dense first layers: moe_first_dense below
         fixed["first_k_dense_replace"] = 0
     for field, value in fixed.items():
@@ -148,9 +152,11 @@ def _experts(get, family: str, source: str) -> dict:
         values |= {"mla_kv_rank": get("kv_lora_rank"), "mla_q_rank": get("q_lora_rank") or 0}
         values |= {"mla_d_nope": get("qk_nope_head_dim"), "mla_d_rope": get("qk_rope_head_dim")}
         values |= {"mla_d_v": get("v_head_dim")}
-        # the first k layers' FFN is one SwiGLU intermediate_size wide (3 when unset, as transformers reads it;
-        # k past the last layer: every layer dense, as there)
-        dense, layers = get("first_k_dense_replace", 3), cast(int, get("num_hidden_layers"))
+    layers = cast(int, get("num_hidden_layers"))
+    if first:
+        values["moe_first_dense"] = min(len(only), layers)
+    if deepseek:  # the first k layers' FFN is one SwiGLU intermediate_size wide (3 when unset, as transformers
+        dense = get("first_k_dense_replace", 3)  # reads it; k past the last layer: every layer dense, as there)
         values["moe_first_dense"] = min(dense, layers) if type(dense) is int else dense or 0
     return values
 
@@ -278,9 +284,9 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     family = family_of(cfg)
     moe: dict = {"moe_rule": "softmax", "moe_shared": 0, "moe_z_loss": 0.0}  # what Mixtral and Qwen3-MoE compute
     moe |= {"moe_groups": 1, "moe_topk_groups": 1, "moe_scale": 1.0}
-    moe["moe_first_dense"] = 0  # every layer sparse
     if family == "mixtral":
         moe["moe_normalize"] = True  # Mixtral always normalises the K weights
+        moe["moe_first_dense"] = 0  # every layer sparse
     if family == "deepseek_v3":  # DeepSeek-V3: its sigmoid rule, experts after moe_first_dense dense layers
         moe = {"ffn": "moe", "moe_rule": "sigmoid", "moe_z_loss": 0.0}
     for field, value in moe.items() if cfg.ffn == "moe" or family == "deepseek_v3" else ():
@@ -339,7 +345,7 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
         out.update(num_local_experts=cfg.n_experts, router_jitter_noise=0.0, intermediate_size=cfg.expert_d_ff)
     if family == "qwen3_moe":
         out.update(num_experts=cfg.n_experts, moe_intermediate_size=cfg.expert_d_ff, norm_topk_prob=cfg.moe_normalize)
-        out.update(decoder_sparse_step=1, mlp_only_layers=[])
+        out.update(decoder_sparse_step=1, mlp_only_layers=list(range(cfg.moe_first_dense)))
     if family == "deepseek_v3":
         out.update(
             n_routed_experts=cfg.n_experts, n_shared_experts=cfg.moe_shared, moe_intermediate_size=cfg.expert_d_ff

@@ -148,3 +148,8 @@ def test_the_trainer_adds_the_balance_losses_and_logs_them(tmp_path):
     dense = train_records(tmp_path / "dense", cfg())
     assert all("extra_loss" not in r and "expert_max_violation" not in r for r in dense)  # as before
     assert all(r["expert_max_violation"] >= 0 for r in on)  # an expert model's balance logged beside
+
+
+def test_the_trainer_balances_and_logs_the_expert_layers_after_the_dense_ones(tmp_path):
+    records = train_records(tmp_path / "run", cfg(**MOE, moe_first_dense=1, moe_rule="sigmoid", moe_aux_loss=0.1))
+    assert len(records) == 3 and all(r["extra_loss"] > 0 and r["expert_max_violation"] >= 0 for r in records)

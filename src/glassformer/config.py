@@ -170,6 +170,7 @@ MOE_FIELDS = {
     "moe_topk_groups": 1,
     "moe_scale": 1.0,
     "moe_bias_rate": 0.001,
+    "moe_first_dense": 0,
 }
 # the fields only multi-head latent attention reads (mla_kv_rank > 0), with their "not set" values
 MLA_FIELDS = {"mla_kv_rank": 0, "mla_q_rank": 0, "mla_d_nope": 0, "mla_d_rope": 0, "mla_d_v": 0}
@@ -281,6 +282,8 @@ class ModelConfig:
     # γ: after each optimizer step the trainer moves a sigmoid-rule router's selection bias by ±γ towards
     # the mean load (nn/moe.py's balance_step; DeepSeek-V3 §4.2 uses 0.001); 0: the bias stays; softmax: no bias
     moe_bias_rate: float = 0.001
+    # the first k blocks keep a dense SwiGLU FFN d_ff wide, the rest the experts (DeepSeek's first_k_dense_replace)
+    moe_first_dense: int = 0
     # ---- multi-head latent attention (nn/mla.py: DeepSeek-V2/V3); mla_kv_rank 0: the plain attention
     mla_kv_rank: int = 0  # R_kv: the latent the cache keeps of keys and values; > 0 chooses MLA
     mla_q_rank: int = 0  # R_q: the query latent; 0: queries straight from x
@@ -434,6 +437,13 @@ class ModelConfig:
                     value=getattr(self, name),
                 )
         _positive(moe_scale=self.moe_scale)
+        if not 0 <= self.moe_first_dense <= self.n_layers:
+            raise UsageError(
+                "config.moe_first_dense",
+                "moe_first_dense={k} dense blocks, but the model has {n_layers} blocks: choose 0 to {n_layers}.",
+                k=self.moe_first_dense,
+                n_layers=self.n_layers,
+            )
         check_moe(self.n_experts, self.moe_rule, self.moe_top_k, self.moe_groups, self.moe_topk_groups)
 
     def _check_mla(self) -> None:

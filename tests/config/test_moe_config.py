@@ -13,7 +13,16 @@ from helpers import keyed
 from glassformer.config import MOE_FIELDS, ModelConfig, TrainConfig
 from glassformer.errors import UsageError
 from glassformer.models import GPT
-from glassformer.nn.moe import RULES, MixtureOfExperts, load_balancing_loss, router_z_loss
+from glassformer.nn.glu import GatedFeedForward
+from glassformer.nn.moe import (
+    RULES,
+    MixtureOfExperts,
+    balance_experts,
+    balance_step,
+    layer_loads,
+    load_balancing_loss,
+    router_z_loss,
+)
 from glassformer.train.data import TensorBatches
 from glassformer.train.loop import Trainer
 
@@ -43,6 +52,8 @@ def test_the_config_names_the_rules_the_router_computes():
         ({"moe_z_loss": -0.1}, "config.non_negative", {"name": "moe_z_loss", "value": -0.1}),
         ({"moe_bias_rate": -0.001}, "config.non_negative", {"name": "moe_bias_rate", "value": -0.001}),
         ({"moe_bias_rate": float("nan")}, "config.non_negative", {"name": "moe_bias_rate"}),
+        ({"moe_first_dense": 3}, "config.moe_first_dense", {"k": 3, "n_layers": 2}),
+        ({"moe_first_dense": -1}, "config.moe_first_dense", {"k": -1, "n_layers": 2}),
     ],
 )
 def test_a_routing_that_cannot_be_computed_is_refused_with_the_numbers(changes, key, fields):
@@ -67,6 +78,30 @@ def test_feed_forward_builds_the_experts_the_config_names():
     assert ffn.experts[0].up.weight.shape == (8, 16) and ffn.shared is not None
     assert ffn.shared.up.weight.shape == (8, 16)
     assert cfg(**MOE).expert_d_ff == 24  # 0: d_ff
+
+
+def test_the_first_dense_blocks_get_one_ffn_d_ff_wide_and_the_rest_the_experts():
+    model = GPT(cfg(**MOE, n_layers=3, moe_first_dense=2, moe_d_ff=8))
+    dense = [b.ffn for b in model.blocks[:2]]
+    assert all(type(f) is GatedFeedForward and f.up.weight.shape == (24, 16) for f in dense)  # d_ff, not moe_d_ff
+    ffn = model.blocks[2].ffn
+    assert isinstance(ffn, MixtureOfExperts) and ffn.experts[0].up.weight.shape == (8, 16)
+    assert all(isinstance(b.ffn, MixtureOfExperts) for b in GPT(cfg(**MOE, moe_first_dense=0)).blocks)
+    assert not any(isinstance(b.ffn, MixtureOfExperts) for b in GPT(cfg(**MOE, moe_first_dense=2)).blocks)
+
+
+def test_the_balance_losses_load_and_bias_read_the_expert_layers_only():
+    torch.manual_seed(0)
+    model = GPT(cfg(**MOE, moe_first_dense=1, moe_rule="sigmoid", moe_aux_loss=0.02, moe_z_loss=0.001))
+    model(model.example_input(2, 5))
+    logits = [model.blocks[1].ffn.last_logits]  # (2, 5, 4): block 0 is dense
+    want = 0.02 * load_balancing_loss(logits, 2) + 0.001 * router_z_loss(logits)
+    assert torch.equal(model.extra_loss(), want)
+    load = layer_loads(model)  # (1, 4): one expert layer
+    assert load is not None and load.shape == (1, 4) and int(load.sum()) == 2 * 5 * 2
+    balance_experts(model, load, 0.1)  # one row of load for the one router (zip strict)
+    bias = model.blocks[1].ffn.router.selection_bias
+    assert bias is not None and torch.equal(bias, balance_step(torch.zeros(4), load[0], 0.1)) and bias.any()
 
 
 def test_extra_loss_is_the_balance_losses_of_every_layer_of_the_last_forward():
@@ -113,3 +148,8 @@ def test_the_trainer_adds_the_balance_losses_and_logs_them(tmp_path):
     dense = train_records(tmp_path / "dense", cfg())
     assert all("extra_loss" not in r and "expert_max_violation" not in r for r in dense)  # as before
     assert all(r["expert_max_violation"] >= 0 for r in on)  # an expert model's balance logged beside
+
+
+def test_the_trainer_balances_and_logs_the_expert_layers_after_the_dense_ones(tmp_path):
+    records = train_records(tmp_path / "run", cfg(**MOE, moe_first_dense=1, moe_rule="sigmoid", moe_aux_loss=0.1))
+    assert len(records) == 3 and all(r["extra_loss"] > 0 and r["expert_max_violation"] >= 0 for r in records)

@@ -480,3 +480,24 @@ def test_kv_cache_per_token_of_an_mla_model_is_what_its_latent_cache_holds():
     kv = kv_cache_per_token(cfg)
     assert kv.mine == cache.nbytes() // T == 2 * (12 + 4) * 4  # L · (R_kv + D_r) · float32
     assert kv.mha == 2 * 2 * 4 * 16 * 4 and kv.mine < kv.mqa  # L · (k, v) · H · D · float32
+
+
+# ---- dense first blocks and experts (DeepSeek-V3's first_k_dense_replace: moe_first_dense) ------------
+#   V 50, C 32, H 4, F 40 (the dense FFN), E 4 (as many as heads: the rows must still say E), F_e 12, untied
+#   V·C 1,600 + 3 × (2C 64 + 3C² 3,072 + C² 1,024) + block 0's FFN 3·C·F 3,840
+#   + 2 × (router E·C 128 + experts E·3·C·F_e 4,608 + shared 3·C·F_e 1,152) + C 32 + C·V 1,600   = 31,328
+def test_dense_blocks_and_expert_blocks_are_counted_by_hand():
+    cfg = ModelConfig(
+        **{"vocab_size": 50, "d_model": 32, "n_heads": 4, "n_layers": 3, "d_ff": 40, "max_len": 16},
+        **{"ffn": "moe", "n_experts": 4, "moe_top_k": 2, "moe_d_ff": 12, "moe_shared": 1, "moe_first_dense": 1},
+        **{"norm_type": "rms", "bias": False, "position": "rope", "tie_weights": False},
+    )
+    table = param_table(cfg)
+    assert (table.total, table.expected_total, table.matches) == (31_328, 31_328, True)
+    rows = {r.module: (r.formula, r.count) for r in table.rows}
+    assert rows["blocks.0.ffn.up"] == ("C·F", 1_280) and "blocks.0.ffn.router" not in rows
+    for i in (1, 2):
+        assert rows[f"blocks.{i}.ffn.router"] == ("E·C", 128) and f"blocks.{i}.ffn.up" not in rows
+        assert rows[f"blocks.{i}.ffn.experts"] == ("E·(C·F_e + C·F_e + F_e·C)", 4_608)
+        assert rows[f"blocks.{i}.ffn.shared.up"] == ("C·F_e", 384)
+    assert (table.symbols["F"], table.symbols["E"], table.symbols["F_e"]) == (40, 4, 12)

@@ -200,7 +200,7 @@ def test_import_holds_one_checkpoint_tensor_at_a_time_beside_the_model(root, mon
         return tensor
 
     monkeypatch.setattr(gpt2.SafetensorsFiles, "__getitem__", counted)
-    model, _, _ = read_hf_dir(root / "lazy-hf", "qwen3")
+    model, _, _, _ = read_hf_dir(root / "lazy-hf", "qwen3")
     files = gpt2.read_weights(root / "lazy-hf")[1]
     assert (
         len(files) > 20 and 0 < most[0] <= 3

@@ -10,11 +10,12 @@ from pathlib import Path
 
 import pytest
 import torch
+from helpers import said
 from hf_families import tokenizer_json
 from reliability_kit import assert_clean_failure, cli, cli_error
 from safetensors.torch import load_file, save_file
 
-from glassformer.errors import DamagedFile
+from glassformer.errors import DamagedFile, UsageError
 from glassformer.train.checkpoint import load_model
 
 transformers = pytest.importorskip("transformers")
@@ -35,7 +36,7 @@ CONFIGS = {
             "n_group": 2,
             "topk_group": 1,
             "moe_intermediate_size": 12,
-            "first_k_dense_replace": 0,
+            "first_k_dense_replace": 1,  # as a real DeepSeek-V3 (3 there): layer 0's FFN is dense
             "num_key_value_heads": 4,
             "kv_lora_rank": 16,
             "q_lora_rank": 24,
@@ -100,3 +101,42 @@ def test_a_checkpoint_whose_expert_tensors_are_missing_gets_one_line_and_nothing
     assert isinstance(error, DamagedFile) and error.code == "hf.tensors_missing"
     assert "layers.1" in error.fields["names"] and "experts" in error.fields["names"]
     assert not out.exists()  # nothing half-written
+
+
+def with_prediction_layer(folder: Path, extra: int = 1) -> dict:
+    """A DeepSeek-V3 directory as the real one is saved: config.json announcing one multi-token prediction
+    layer, its tensors model.layers.2.* (past num_hidden_layers = 2) beside the model's; `extra` more
+    layers past it. Returns the tensors added."""
+    checkpoint(folder, "deepseek_v3")
+    config = json.loads((folder / "config.json").read_text())
+    (folder / "config.json").write_text(json.dumps({**config, "num_nextn_predict_layers": 1}))
+    state = load_file(folder / "model.safetensors")
+    added = {k.replace("layers.1.", "layers.2."): v.clone() for k, v in state.items() if "layers.1." in k}
+    added |= {"model.layers.2.enorm.weight": torch.ones(32), "model.layers.2.eh_proj.weight": torch.zeros(32, 64)}
+    added |= {f"model.layers.{2 + i}.hnorm.weight": torch.ones(32) for i in range(1, extra + 1)}
+    save_file({**state, **added}, folder / "model.safetensors", metadata={"format": "pt"})
+    return added
+
+
+def test_multi_token_prediction_layers_are_skipped_with_one_note(tmp_path):
+    added = with_prediction_layer(tmp_path / "hf", extra=0)
+    hf = transformers.AutoModelForCausalLM.from_pretrained(
+        tmp_path / "hf", attn_implementation="eager", experts_implementation="eager"
+    ).eval()
+    with said() as heard:
+        code, _, err = cli(["import", "deepseek_v3", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])
+    assert code == 0, err
+    assert heard.carrying(tensors=len(added), first=2)  # one note: how many, from which layer
+    model, _, _ = load_model(tmp_path / "run")
+    assert model.cfg.n_layers == 2 and model.cfg.moe_first_dense == 1
+    x = torch.randint(0, 48, (2, 10), generator=torch.Generator().manual_seed(1))  # (2, 10)
+    with torch.no_grad():
+        assert torch.allclose(model(x), hf(x).logits, atol=1e-5)
+
+
+def test_layers_past_the_prediction_layers_are_still_refused(tmp_path):
+    with_prediction_layer(tmp_path / "hf", extra=1)
+    code, _, err, error = cli_error(["import", "deepseek_v3", str(tmp_path / "hf"), "--out", str(tmp_path / "run")])
+    assert_clean_failure(code, err)
+    assert isinstance(error, UsageError) and error.code == "hf.tensors_unused"
+    assert error.fields["names"] == "model.layers.3.hnorm.weight" and not (tmp_path / "run").exists()

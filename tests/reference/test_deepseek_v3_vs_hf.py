@@ -9,12 +9,11 @@ from __future__ import annotations
 import hf_families
 import pytest
 import torch
-from helpers import keyed
 from hf_families import assert_cached_equals_whole_forward, assert_logits_equal, assert_same_tensors, ids
 
-from glassformer.errors import UsageError
 from glassformer.models.llama import config_from_hf, gpt_from_hf, hf_config, hub_names, state_dict_to_hf
 from glassformer.nn.mla import LatentCache
+from glassformer.nn.moe import MixtureOfExperts
 
 transformers = pytest.importorskip("transformers")
 
@@ -47,6 +46,15 @@ CASES = {  # q_lora_rank, n_group, topk_group, n_shared_experts, norm_topk_prob,
         "topk_group": 1,
         "n_shared_experts": 2,
         "norm_topk_prob": False,
+    },
+    # DeepSeek-V3's dense first layers (first_k_dense_replace: 3 in the real one): block 0's FFN is one
+    # SwiGLU intermediate_size (40) wide, block 1's the experts moe_intermediate_size (12) wide
+    "dense-first": {
+        "q_lora_rank": 24,
+        "n_group": 2,
+        "topk_group": 1,
+        "n_shared_experts": 1,
+        "first_k_dense_replace": 1,
     },
 }
 
@@ -83,8 +91,16 @@ def test_the_weight_map_and_the_config_go_both_ways(case):
     assert_same_tensors(back, theirs)
 
 
-def test_dense_first_layers_are_refused_with_the_field_named():
-    base = hf_model("no-query-latent").config.to_dict()
-    assert (
-        keyed(UsageError, config_from_hf, {**base, "first_k_dense_replace": 1})[1]["field"] == "first_k_dense_replace"
-    )
+def test_dense_first_layers_are_a_configuration_read_and_written_back():
+    hf = hf_model("dense-first")
+    ours = gpt_from_hf(hf)
+    assert ours.cfg.moe_first_dense == 1 and ours.cfg.d_ff == 40 and ours.cfg.expert_d_ff == 12
+    dense, sparse = ours.blocks[0].ffn, ours.blocks[1].ffn
+    assert not isinstance(dense, MixtureOfExperts) and dense.up.weight.shape == (40, 32)
+    assert isinstance(sparse, MixtureOfExperts)
+    assert torch.equal(dense.down.weight, hf.model.layers[0].mlp.down_proj.weight)
+    assert hf_config(ours.cfg)["first_k_dense_replace"] == 1
+    base = hf.config.to_dict()
+    for k, want in ((5, 2), (None, 0)):  # past the last layer: every layer dense, as transformers builds it
+        assert config_from_hf({**base, "first_k_dense_replace": k}).moe_first_dense == want
+    assert config_from_hf({k: v for k, v in base.items() if k != "first_k_dense_replace"}).moe_first_dense == 2

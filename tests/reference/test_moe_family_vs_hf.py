@@ -23,7 +23,7 @@ from glassformer.models.llama import (
     state_dict_from_hf,
     state_dict_to_hf,
 )
-from glassformer.nn.moe import load_balancing_loss
+from glassformer.nn.moe import MixtureOfExperts, load_balancing_loss
 
 transformers = pytest.importorskip("transformers")
 
@@ -61,6 +61,10 @@ CASES = {  # name -> (the transformers class, its config)
         "Qwen3MoeForCausalLM",
         {"intermediate_size": 40, "moe_intermediate_size": 12, "num_experts": E, "norm_topk_prob": False},
     ),
+    "qwen3_moe-dense-first": (  # mlp_only_layers [0]: layer 0 one SwiGLU 40 wide (moe_first_dense=1)
+        "Qwen3MoeForCausalLM",
+        {"intermediate_size": 40, "moe_intermediate_size": 12, "num_experts": E, "mlp_only_layers": [0]},
+    ),
 }
 
 
@@ -74,8 +78,8 @@ def hf_model(case: str, dtype: torch.dtype = torch.float64):
 def test_logits_router_logits_and_aux_loss_equal_transformers(case, dtype):
     hf = hf_model(case, dtype)
     ours, out = assert_logits_equal(hf, ids(V, T), dtype)
-    mine = [block.ffn.last_logits for block in ours.blocks]  # n_layers × (B, T, E)
-    assert len(out.router_logits) == len(mine) == 2
+    mine = [b.ffn.last_logits for b in ours.blocks if isinstance(b.ffn, MixtureOfExperts)]  # sparse × (B, T, E)
+    assert len(out.router_logits) == len(mine) == 2 - ours.cfg.moe_first_dense  # the dense layers route nothing
     for i, (a, b) in enumerate(zip(mine, out.router_logits, strict=True)):
         assert_close(f"router logits {i}", a.reshape(-1, E), b, ATOL[dtype])  # transformers': (B·T, E)
     assert_close("aux loss", load_balancing_loss(mine, ours.cfg.moe_top_k), out.aux_loss, ATOL[dtype])
@@ -102,10 +106,16 @@ def test_the_weight_map_and_the_config_go_both_ways(case):
 def test_what_we_would_compute_differently_is_refused_with_the_field_named():
     base = hf_model("qwen3_moe").config.to_dict()
     assert keyed(UsageError, config_from_hf, {**base, "decoder_sparse_step": 2})[1]["field"] == "decoder_sparse_step"
-    assert keyed(UsageError, config_from_hf, {**base, "mlp_only_layers": [0]})[1]["field"] == "mlp_only_layers"
+    assert keyed(UsageError, config_from_hf, {**base, "mlp_only_layers": [1]})[1]["field"] == "mlp_only_layers"
+    assert config_from_hf({**base, "mlp_only_layers": [0, 1]}).moe_first_dense == 2  # the first k: moe_first_dense
     mixtral = hf_model("mixtral").config.to_dict()
     assert (
         keyed(UsageError, config_from_hf, {**mixtral, "router_jitter_noise": 0.1})[1]["field"] == "router_jitter_noise"
+    )
+    dense_first = dataclasses.replace(config_from_hf(mixtral), moe_first_dense=1)  # Mixtral has no dense layers
+    assert keyed(UsageError, hf_config, dense_first) == (
+        "hf.field_out",
+        {"field": "moe_first_dense", "found": 1, "want": 0},
     )
     key, fields = keyed(DamagedFile, config_from_hf, {**mixtral, "num_experts_per_tok": 5})
     assert (key, fields["problem"]) == ("hf.cannot_build", ("moe.top_k", {"top_k": 5, "n_experts": 4}))

@@ -151,6 +151,10 @@ def _letters(cfg: ModelConfig) -> dict:
     letters.update(d_out=cfg.d_out, L=cfg.max_len, H=cfg.n_heads)
     if cfg.kv_heads != cfg.n_heads:  # grouped or multi-query attention: the key-value heads have a letter
         letters["H_kv"] = cfg.kv_heads
+    if cfg.ffn == "moe":  # E experts; their width F_e where it is not d_ff (F: the dense blocks' FFN, moe_first_dense)
+        letters["E"] = cfg.n_experts
+        if cfg.expert_d_ff != cfg.d_ff:
+            letters["F_e"] = cfg.expert_d_ff
     return {k: v for k, v in letters.items() if v > 0}
 
 
@@ -273,7 +277,8 @@ def _copies(module: nn.ModuleList, letters: dict) -> tuple[str, dict[str, int]] 
         return None
     formulas = [f for f, _ in each[0]]  # type: ignore[misc]
     symbols = {k: v for _, sizes in each[0] for k, v in sizes.items()}  # type: ignore[misc]
-    n, copies = _size(len(module), letters, ("H", "E"))
+    experts = any("N_e" in h.axes.split() for h in module[0].children() if isinstance(h, HookPoint))
+    n, copies = _size(len(module), letters, ("E",) if experts else ("H",))  # copies of an expert: E, else heads
     body = f"{len(formulas)}({formulas[0]})" if len(set(formulas)) == 1 else f"({' + '.join(formulas)})"
     return f"{n}·{body}", {**copies, **symbols}
 

@@ -139,6 +139,7 @@ LETTER_WORDS: dict[str, str] = {
     "R_kv": N_("key-value latent width (kv_lora_rank): with D_r, what the cache holds per token"),
     "F": N_("d_ff"),
     "E": N_("routed experts (n_experts)"),
+    "F_e": N_("one routed expert's hidden width (moe_d_ff), where it differs from d_ff"),
     "K": N_("experts chosen per token (top_k)"),
     "N_e": N_("tokens routed to one expert"),
     "V": N_("vocab_size"),

@@ -184,11 +184,13 @@ def self_attention(cfg: ModelConfig) -> nn.Module:
     )
 
 
-def feed_forward(cfg: ModelConfig) -> nn.Module:
-    """A block's FFN: GPT-2's two Linears around an activation, a gated one (nn/glu.py), or a
-    mixture of SwiGLU experts (nn/moe.py: ffn="moe")."""
+def feed_forward(cfg: ModelConfig, layer: int = 0) -> nn.Module:
+    """Block `layer`'s FFN: GPT-2's two Linears around an activation, a gated one (nn/glu.py), or a
+    mixture of SwiGLU experts (nn/moe.py: ffn="moe"; the first moe_first_dense blocks one SwiGLU d_ff wide)."""
     if cfg.ffn == "mlp":
         return FeedForward(cfg.d_model, cfg.d_ff, cfg.activation, cfg.bias)
+    if cfg.ffn == "moe" and layer < cfg.moe_first_dense:
+        return GatedFeedForward(cfg.d_model, cfg.d_ff, "swiglu", cfg.bias)
     if cfg.ffn == "moe":
         routing = Routing(
             cfg.moe_rule, cfg.moe_top_k, cfg.moe_normalize, cfg.moe_groups, cfg.moe_topk_groups, cfg.moe_scale
@@ -223,13 +225,13 @@ class FeedForward(nn.Module):
 class Block(nn.Module):
     """(B, T, C) -> (B, T, C): attention, then the FFN, each added to the stream (norm as above)."""
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, layer: int = 0) -> None:
         super().__init__()
         self.cfg, self.norm = cfg, cfg.norm
         self.ln1 = layer_norm(cfg)
         self.attn = self_attention(cfg)
         self.ln2 = layer_norm(cfg)
-        self.ffn = feed_forward(cfg)
+        self.ffn = feed_forward(cfg, layer)
         self.drop = Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook(norm_stage(cfg), f"ln1.{placement}", on, i=1)
@@ -285,7 +287,7 @@ class GPT(HookedModel):
 
     def build(self, cfg: ModelConfig) -> None:
         """One stack of Blocks, the final norm and the ends (EncoderDecoder builds two stacks)."""
-        self.blocks = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.blocks = nn.ModuleList(Block(cfg, i) for i in range(cfg.n_layers))
         self.ln_final = self.final_norm()
         on = self.pos_embed is not None  # touch point 1: the scheme adds a vector to the stream
         self.hook_pos_embed = HookPoint("position", "T C", "position", position=cfg.position) if on else None

@@ -11,6 +11,9 @@ the layout MultiHeadAttention.forward cuts (nn/attention.py)), and cut apart aga
 Mixtral and Qwen3-MoE are the same GPT with ffn="moe" (nn/moe.py: softmax routing, SwiGLU experts):
 Mixtral's blocks are Mistral's, Qwen3-MoE's Qwen3's; the weight map adds each block's router and, one
 tensor per expert and matrix, its experts, under the names of the files on the Hub (`EXPERTS`).
+DeepSeek-V3's first `first_k_dense_replace` layers (Qwen3-MoE's `mlp_only_layers` when they are the
+first k) keep one dense SwiGLU intermediate_size wide (our moe_first_dense), named as a Llama layer's;
+DeepSeek-V3's multi-token prediction layers (past num_hidden_layers) are skipped on reading.
 
 A setting we would compute differently (biases, another activation, per-layer attention types, a
 RoPE parameter our config cannot hold) is refused with the field named, never approximated.
@@ -114,9 +117,14 @@ def _rope(get, source: str) -> dict:
 
 
 def _experts(get, family: str, source: str) -> dict:
-    """A mixture-of-experts family's experts as our ffn="moe" fields (every layer sparse, no jitter)."""
-    fixed: dict[str, object] = {"router_jitter_noise": 0.0, "decoder_sparse_step": 1, "mlp_only_layers": []}
-    fixed |= {"first_k_dense_replace": 0, "rope_interleave": True}  # DeepSeek's dense first layers: one FFN here
+    """A mixture-of-experts family's experts as our ffn="moe" fields (no jitter; every layer sparse, or
+    the first k dense: DeepSeek-V3's first_k_dense_replace, Qwen3-MoE's mlp_only_layers [0 .. k-1])."""
+    only = get("mlp_only_layers") or []  # Qwen3-MoE's dense layers: the first k only, as moe_first_dense
+    first = family == "qwen3_moe" and isinstance(only, list) and only == list(range(len(only)))
+    fixed: dict[str, object] = {"router_jitter_noise": 0.0, "decoder_sparse_step": 1, "rope_interleave": True}
+    fixed |= {"mlp_only_layers": only if first else []}
+    if family != "deepseek_v3":  # DeepSeek's dense first layers: moe_first_dense below
+        fixed["first_k_dense_replace"] = 0
     for field, value in fixed.items():
         if get(field, value) not in (value, None):
             raise UsageError(
@@ -144,6 +152,12 @@ def _experts(get, family: str, source: str) -> dict:
         values |= {"mla_kv_rank": get("kv_lora_rank"), "mla_q_rank": get("q_lora_rank") or 0}
         values |= {"mla_d_nope": get("qk_nope_head_dim"), "mla_d_rope": get("qk_rope_head_dim")}
         values |= {"mla_d_v": get("v_head_dim")}
+    layers = cast(int, get("num_hidden_layers"))
+    if first:
+        values["moe_first_dense"] = min(len(only), layers)
+    if deepseek:  # the first k layers' FFN is one SwiGLU intermediate_size wide (3 when unset, as transformers
+        dense = get("first_k_dense_replace", 3)  # reads it; k past the last layer: every layer dense, as there)
+        values["moe_first_dense"] = min(dense, layers) if type(dense) is int else dense or 0
     return values
 
 
@@ -272,7 +286,8 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
     moe |= {"moe_groups": 1, "moe_topk_groups": 1, "moe_scale": 1.0}
     if family == "mixtral":
         moe["moe_normalize"] = True  # Mixtral always normalises the K weights
-    if family == "deepseek_v3":  # DeepSeek-V3: experts in every layer, its sigmoid rule
+        moe["moe_first_dense"] = 0  # every layer sparse
+    if family == "deepseek_v3":  # DeepSeek-V3: its sigmoid rule, experts after moe_first_dense dense layers
         moe = {"ffn": "moe", "moe_rule": "sigmoid", "moe_z_loss": 0.0}
     for field, value in moe.items() if cfg.ffn == "moe" or family == "deepseek_v3" else ():
         if getattr(cfg, field) != value:
@@ -330,13 +345,13 @@ def hf_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) ->
         out.update(num_local_experts=cfg.n_experts, router_jitter_noise=0.0, intermediate_size=cfg.expert_d_ff)
     if family == "qwen3_moe":
         out.update(num_experts=cfg.n_experts, moe_intermediate_size=cfg.expert_d_ff, norm_topk_prob=cfg.moe_normalize)
-        out.update(decoder_sparse_step=1, mlp_only_layers=[])
+        out.update(decoder_sparse_step=1, mlp_only_layers=list(range(cfg.moe_first_dense)))
     if family == "deepseek_v3":
         out.update(
             n_routed_experts=cfg.n_experts, n_shared_experts=cfg.moe_shared, moe_intermediate_size=cfg.expert_d_ff
         )
         out.update(n_group=cfg.moe_groups, topk_group=cfg.moe_topk_groups, routed_scaling_factor=cfg.moe_scale)
-        out.update(norm_topk_prob=cfg.moe_normalize, first_k_dense_replace=0, rope_interleave=True)
+        out.update(norm_topk_prob=cfg.moe_normalize, first_k_dense_replace=cfg.moe_first_dense, rope_interleave=True)
         out.update(kv_lora_rank=cfg.mla_kv_rank, q_lora_rank=cfg.mla_q_rank or None, qk_nope_head_dim=cfg.mla_d_nope)
         out.update(qk_rope_head_dim=cfg.mla_d_rope, v_head_dim=cfg.mla_d_v, head_dim=cfg.mla_d_rope)
         out.update(num_key_value_heads=cfg.n_heads)
@@ -365,7 +380,7 @@ def weight_map(cfg: ModelConfig) -> dict[str, tuple[str, ...]]:
         if not cfg.mla_kv_rank:
             names[b + "attn.proj.weight"] = (h + "self_attn.o_proj.weight",)
         names[b + "ln2.weight"] = (h + "post_attention_layernorm.weight",)
-        if cfg.ffn == "moe":  # the router, then each expert's three matrices, as the Hub's files name them
+        if cfg.ffn == "moe" and i >= cfg.moe_first_dense:  # the router, then each expert's three matrices
             module, *matrices = EXPERTS[family_of(cfg)]
             names[b + "ffn.router.weight"] = (f"{h}{module}.gate.weight",)
             if cfg.moe_rule == "sigmoid":  # DeepSeek-V3's selection bias b, a buffer
@@ -493,9 +508,10 @@ def gpt_from_hf(hf_model) -> GPT:
 # the config's size is built; nothing is written while reading.
 
 
-def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str]:
-    """(glassformer GPT in eval mode, its tokenizer, the weights file's name) of a Llama, Qwen3 or
-    Mistral directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
+def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, str, int]:
+    """(glassformer GPT in eval mode, its tokenizer, the weights file's name, the tensors of multi-token
+    prediction layers left out: `prediction_layers`) of a Llama, Qwen3, Mistral, Mixtral, Qwen3-MoE or
+    DeepSeek-V3 directory; `family`: the model_type the caller expects (None: any of FAMILIES)."""
     path, config = read_hf_config(path)
     fix = folder_fix()
     found = config.get("model_type")
@@ -511,6 +527,8 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     check_fits(cfg)  # the float32 model must fit in this machine's memory: refused with the numbers, before reading
     weights_file, tensors = read_weights(path)
     source = str(weights_file)
+    gone = prediction_layers(tensors, config, cfg)  # DeepSeek-V3's multi-token prediction: read by no forward
+    tensors = Without(tensors, gone) if gone else tensors
     bad = next((n for n, w in tensors.items() if not w.is_floating_point() or not bool(torch.isfinite(w).all())), None)
     if bad is not None:  # (a generator: each tensor read is let go before the next)
         raise DamagedFile(
@@ -551,7 +569,36 @@ def read_hf_dir(path, family: str | None = None) -> tuple[GPT, HFJsonTokenizer, 
     with torch.no_grad():
         for name in own:  # one checkpoint tensor in memory at a time, beside the float32 model
             own[name].copy_(state[name])
-    return model.eval(), tokenizer, weights_file.name
+    return model.eval(), tokenizer, weights_file.name, len(gone)
+
+
+def prediction_layers(tensors: Mapping[str, torch.Tensor], config: Mapping, cfg: ModelConfig) -> set[str]:
+    """The names of DeepSeek-V3's multi-token prediction layers' tensors (num_nextn_predict_layers of them,
+    saved as model.layers.N on, N = num_hidden_layers): they train the model to predict tokens further
+    ahead, and the model itself reads none of them. Layers past those are not theirs (refused as unused)."""
+    n = config.get("num_nextn_predict_layers") or 0
+    if type(n) is not int or n <= 0:
+        return set()
+    prefixes = tuple(f"model.layers.{i}." for i in range(cfg.n_layers, cfg.n_layers + n))
+    return {name for name in tensors if name.startswith(prefixes)}
+
+
+class Without(Mapping[str, torch.Tensor]):
+    """A checkpoint's tensors less the names in `gone`, each still read only when asked for."""
+
+    def __init__(self, tensors: Mapping[str, torch.Tensor], gone: set[str]) -> None:
+        self.tensors, self.gone = tensors, gone
+
+    def __getitem__(self, name: str) -> torch.Tensor:
+        if name in self.gone:
+            raise KeyError(name)
+        return self.tensors[name]
+
+    def __iter__(self):
+        return (name for name in self.tensors if name not in self.gone)
+
+    def __len__(self) -> int:
+        return len(self.tensors) - len(self.gone)
 
 
 def meta_shapes(cfg: ModelConfig) -> dict[str, torch.Tensor]:

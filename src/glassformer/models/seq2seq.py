@@ -151,7 +151,7 @@ class DecoderBlock(nn.Module):
     (attn.*, cross.*, ffn.hidden). The LayerNorm helpers are the encoder block's (models/gpt.py).
     """
 
-    def __init__(self, cfg: ModelConfig) -> None:
+    def __init__(self, cfg: ModelConfig, layer: int = 0) -> None:
         super().__init__()
         self.cfg, self.norm = cfg, cfg.norm
         self.ln1 = layer_norm(cfg)
@@ -159,7 +159,7 @@ class DecoderBlock(nn.Module):
         self.ln2 = layer_norm(cfg)
         self.cross = CrossAttention(cfg.d_model, cfg.n_heads, cfg.bias, cfg.dropout, cfg.attention, cfg.head_dim)
         self.ln3 = layer_norm(cfg)
-        self.ffn = feed_forward(cfg)
+        self.ffn = feed_forward(cfg, layer)
         self.drop = Dropout(cfg.dropout)  # on the FFN branch; the attentions drop their own outputs
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         ln = f"dec_ln.{placement}"  # pre-norm normalises what a sublayer reads, post-norm its sum
@@ -234,7 +234,7 @@ class EncoderDecoder(GPT):
         self.hook_src_embed = HookPoint("embedding", "B S C", "src_embed", root=root)
         self.hook_src_pos = HookPoint("position", "S C", "src_pos", position=cfg.position)
         self.hook_src_resid_pre = HookPoint("position", "B S C", "src_resid_pre")
-        self.encoder = nn.ModuleList(Block(cfg) for _ in range(cfg.n_layers))
+        self.encoder = nn.ModuleList(Block(cfg, i) for i in range(cfg.n_layers))
         reads_the_source(self.encoder)
         self.enc_ln_final = self.final_norm()
         self.hook_memory = HookPoint("memory", "B S C", "memory.normalised" if self.use_final_norm else "memory")
@@ -243,7 +243,7 @@ class EncoderDecoder(GPT):
         self.hook_tgt_embed = HookPoint("embedding", "B T C", "tgt_embed", root=root)
         self.hook_tgt_pos = HookPoint("position", "T C", "tgt_pos", position=cfg.position)
         self.hook_tgt_resid_pre = HookPoint("position", "B T C", "tgt_resid_pre")
-        self.decoder = nn.ModuleList(DecoderBlock(cfg) for _ in range(cfg.n_layers))
+        self.decoder = nn.ModuleList(DecoderBlock(cfg, i) for i in range(cfg.n_layers))
         self.dec_ln_final = self.final_norm()
         self.hook_dec_ln_final = norm_hook("final_norm", "dec_final_norm", self.use_final_norm)
         self.head = self.token_head()

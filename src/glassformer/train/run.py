@@ -714,7 +714,9 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
             weights=out / MODEL_FILE,
         )
     # everything is checked before anything is written
-    model, tokenizer, weights = read_gpt2_dir(source) if family == "gpt2" else read_hf_dir(source, family)
+    model, tokenizer, weights, skipped = (
+        (*read_gpt2_dir(source), 0) if family == "gpt2" else read_hf_dir(source, family)
+    )
     generation = read_generation(source, model.cfg.vocab_size)  # the ids that end a sample, as generate reads them
     out.mkdir(parents=True, exist_ok=True)
     held = acquire(out)  # no trainer may write here meanwhile
@@ -736,6 +738,17 @@ def import_checkpoint(source, out, family: str = "gpt2") -> Path:
         write_json_atomic(out / "config.json", config, indent=2)  # last: the run is whole
     finally:
         release(held)
+    if skipped:  # DeepSeek-V3's multi-token prediction layers (models/llama.py's prediction_layers)
+        note(
+            t(
+                "note: {source}: {tensors} tensors of the multi-token prediction layers (model.layers.{first} on) "
+                "were skipped: they train the model to predict tokens further ahead, and the model itself reads "
+                "none of them.",
+                source=source,
+                tensors=skipped,
+                first=model.cfg.n_layers,
+            )
+        )
     return out
 
 

@@ -68,7 +68,7 @@ GROUP = 4  # GRPO's completions a prompt
 # LoRA on attention and on the head: the end-of-turn token is new, its head row the mean of the others, so
 # its logit is never the largest until that row moves (on attention alone, LoRA never learns to stop)
 LORA = tune.LoRASettings(r=8, alpha=16.0, target=r".*attn.*|head")
-STAGES = ("sft", "lora", "dpo", "grpo")
+TUNINGS = ("sft", "lora", "dpo", "grpo")  # the lesson's tuning stages, in order (no hook's stage)
 
 
 @dataclass(frozen=True)
@@ -402,7 +402,7 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
 
     nar.title(N_("5. Held-out accuracy after each stage"))
     nar.show("  " + pad("", 24) + pad_left(nar.text(N_("answers")), 10) + pad_left(nar.text(N_("pairs")), 10))
-    for key in ("base", *STAGES):
+    for key in ("base", *TUNINGS):
         nar.show(f"  {pad(nar.text(NAMES[key]), 24)}{accuracies[key]:>10.1%}{preferences[key]:>10.1%}")
     nar.why(
         N_(
@@ -415,7 +415,7 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
         accuracy_png(nar, accuracies, folder / "accuracy.png"),
         reward_png(nar, curve, folder / "grpo_reward.png"),
     ]
-    files += [grid_png(stages[name]["diff"]["heads"], folder / f"diff_heads_{name}.png") for name in STAGES]
+    files += [grid_png(stages[name]["diff"]["heads"], folder / f"diff_heads_{name}.png") for name in TUNINGS]
     nar.title(N_("Files written"))
     for f in files:
         nar.show(f"  {f}")
@@ -428,7 +428,7 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
         "accuracy": accuracies,
         "preference": preferences,
         "stages": stages,
-        "runs": {name: runs / name for name in ("base", *STAGES)},
+        "runs": {name: runs / name for name in ("base", *TUNINGS)},
         "files": files,
     }
 
@@ -437,7 +437,7 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
 def accuracy_png(nar: Narrator, accuracies: dict, path: Path) -> Path:
     from matplotlib.figure import Figure
 
-    keys = ["base", *STAGES]
+    keys = ["base", *TUNINGS]
     fig = Figure(figsize=(6.4, 3.6), layout="constrained")
     ax = fig.subplots()
     ax.bar(range(len(keys)), [100 * accuracies[k] for k in keys], color="tab:blue")

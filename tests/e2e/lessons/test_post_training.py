@@ -69,7 +69,7 @@ def test_each_accuracy_is_grpos_own_evaluation_of_the_stages_run(lesson):
     result = lesson[0]
     questions = post_training.held_out(post_training.FAST.held_out, post_training.FAST.sums)
     assert [q.prompt[0]["content"] for q in questions] == result["questions"]
-    for stage in post_training.STAGES:
+    for stage in post_training.TUNINGS:
         assert result["accuracy"][stage] == scored(result["runs"][stage], questions)
         entry = result["stages"][stage]
         assert entry["after"] == result["accuracy"][stage]
@@ -83,7 +83,7 @@ def test_the_pairs_accuracy_is_dpos_log_probability_of_each_answer(lesson):
     sequence_logprobs), each answer scored alone here, unpadded."""
     result = lesson[0]
     questions = post_training.held_out(post_training.FAST.held_out, post_training.FAST.sums)
-    for stage in post_training.STAGES:
+    for stage in post_training.TUNINGS:
         model, tokenizer, _ = load_model(result["runs"][stage])
         template = CHAT_FORMATS["chatml"].template()
         right = 0
@@ -102,7 +102,7 @@ def test_the_pairs_accuracy_is_dpos_log_probability_of_each_answer(lesson):
 
 def test_each_stage_ran_through_post_tune_from_the_run_before(lesson):
     result = lesson[0]
-    for stage in post_training.STAGES:
+    for stage in post_training.TUNINGS:
         _, _, config = load_model(result["runs"][stage])
         post = config["post"]
         assert post["method"] == {"lora": "sft"}.get(stage, stage)
@@ -113,7 +113,7 @@ def test_each_stage_ran_through_post_tune_from_the_run_before(lesson):
 
 def test_what_moved_most_is_diffs_own_figure(lesson):
     result = lesson[0]
-    for stage in post_training.STAGES:
+    for stage in post_training.TUNINGS:
         pair = diff.open_pair(result["runs"][PREVIOUS[stage]], result["runs"][stage])
         layers, _ = diff.weight_views(pair)
         heads = diff.head_view(pair)
@@ -138,7 +138,7 @@ def test_the_reward_curve_is_the_runs_own_log(lesson):
 
 def test_the_figures_said_are_the_measured_ones(lesson):
     result, text, heard, _ = lesson
-    for stage in post_training.STAGES:
+    for stage in post_training.TUNINGS:
         entry = result["stages"][stage]
         assert heard.carrying(before=f"{entry['before']:.1%}", after=f"{entry['after']:.1%}")
         assert heard.carrying(layer=entry["diff"]["layer"], head=entry["diff"]["head"])
@@ -149,7 +149,7 @@ def test_the_figures_said_are_the_measured_ones(lesson):
 def test_files_are_valid_pngs(lesson):
     files = lesson[0]["files"]
     assert [f.name for f in files] == ["accuracy.png", "grpo_reward.png"] + [
-        f"diff_heads_{s}.png" for s in post_training.STAGES
+        f"diff_heads_{s}.png" for s in post_training.TUNINGS
     ]
     for f in files:
         assert_valid_png(f)

@@ -355,7 +355,7 @@ def check_09(r, out):
     from glassformer.post import diff
 
     budget = post_training.FAST
-    assert r["steps"] == {name: getattr(budget, name) for name in ("pretrain", *post_training.STAGES)}
+    assert r["steps"] == {name: getattr(budget, name) for name in ("pretrain", *post_training.TUNINGS)}
     questions = post_training.held_out(budget.held_out, budget.sums)  # recomputed: the same sums, none trained on
     assert r["questions"] == [q.prompt[0]["content"] for q in questions]
     assert r["run_dir"] == str(out / "runs")

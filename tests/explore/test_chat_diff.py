@@ -46,11 +46,11 @@ def client(runs):
     return client_for(open_run(chat))
 
 
-def answer_of(run, messages, n):
+def answer_of(run, messages, n, knobs=None):
     """The library's answer: `sample` greedy on the run's template of `messages`, to the end of turn."""
     model, tokenizer, _ = load_model(run)
     prompt = CHAT_FORMATS["chatml"].template().render(messages, add_generation_prompt=True)
-    return sample(model, tokenizer, prompt, n, temperature=0.0, stop=END_OF_TURN["chatml"])[0]
+    return sample(model, tokenizer, prompt, n, temperature=0.0, stop=END_OF_TURN["chatml"], knobs=knobs)[0]
 
 
 def refusal(r, status: int, key: str, code: str) -> dict:
@@ -217,3 +217,17 @@ def test_diff_refusals(runs, tmp_path, monkeypatch):
     with said() as heard:
         assert main(["explore", "--against", str(chat), "--port", "0"]) == 2
     assert heard.of("explore.against_needs_run")[0]["tuned"] == str(chat)
+
+
+def test_a_turn_follows_the_pages_repetition_knobs(runs, client):
+    """The chat tab's answer is drawn with the knobs beside the sampling fields (a turn once unpacked the
+    sampling shape without them and failed on every message)."""
+    from glassformer.logits_processors import Knobs
+
+    _, chat = runs
+    user = [{"role": "user", "content": "11+11="}]
+    body = {"message": "11+11=", "max_new_tokens": 6, "temperature": 0, "repetition_penalty": 50.0}
+    got = post(client, "chat", body)
+    assert got["answer"] == answer_of(chat, user, 6, Knobs(repetition_penalty=50.0))
+    bad = client.post("/api/chat", json={**body, "repetition_penalty": 0.0})
+    assert bad.status_code == 422 and bad.json()["code"] == "bad_knob"

@@ -120,9 +120,15 @@ def chat(ex, req: dict, on_text=None) -> dict:
         session = ChatSession(ex.model, ex.tokenizer, name, system=req["system"] or None)
         found = ex.chats.add(session), session
     key, session = found
-    temperature, top_k, top_p = ex._shape(req)
+    temperature, top_k, top_p, chosen = ex._shape(req)  # the chat's answer follows the page's knobs too
     session.max_new_tokens = req["max_new_tokens"]
-    session.sampling = {"temperature": temperature, "top_k": top_k, "top_p": top_p, "seed": req["seed"]}
+    session.sampling = {
+        "temperature": temperature,
+        "top_k": top_k,
+        "top_p": top_p,
+        "seed": req["seed"],
+        "knobs": chosen,
+    }
     try:
         turn = session.ask(req["message"], on_text)
     except UsageError as e:  # talk.too_long: the message does not fit the context with room to answer

@@ -10,9 +10,10 @@ accuracy and GRPO a reward that nothing can flatter. Every stage is the library'
                      template's turns, the loss on the assistant's tokens only
     2. LoRA          the same SFT from the same base with only A and B trained (--lora-r/--lora-alpha,
                      on attention and the head), then merged; its update's rank from lora.safetensors
-    3. DPO           `glassformer dpo SFT --data PAIRS`: on-policy pairs (tune.own_mistakes), the
-                     right sum preferred to the SFT model's own wrong answer to it (greedy, or else
-                     sampled) on builtin:arithmetic's sums, against the frozen SFT model as the reference
+    3. DPO           `glassformer dpo SFT --data PAIRS --beta 2`: on-policy pairs (onpolicy_pairs:
+                     tune.own_mistakes), the right sum preferred to the SFT model's own wrong answer
+                     to it (greedy, or else sampled) on builtin:arithmetic's sums, against the frozen
+                     SFT model as the reference
     4. GRPO          `glassformer grpo DPO --data builtin:arithmetic`: groups of sampled answers,
                      rewarded 1 when the last integer is the sum (grpo.py's exact_answer)
 
@@ -29,7 +30,7 @@ After each stage, post/diff.py compares the stage's run with the run it started 
 the attention head whose weights moved most (‖ΔW‖ / ‖W‖), and for LoRA the rank of its update.
 
 Run it:  glassformer lesson post-training [--fast] [--seed N] [--threads N] [--lang zh] [--explain]
-Measured figures (two seeds, the machine): docs/lessons/post-training.md.
+Measured figures (three seeds, the machine): docs/lessons/post-training.md.
 """
 
 from __future__ import annotations
@@ -68,6 +69,9 @@ HELD_OUT_SEED = 2  # the sums the accuracy is measured on; any also trained on a
 MAX_NEW_TOKENS = 6  # an answer: at most three digits and the end-of-turn token
 GROUP = 4  # GRPO's completions a prompt
 PAIR_SAMPLES = 4  # DPO's pairs: answers sampled for a training sum whose greedy answer is right
+# DPO's β: TRL's 0.1 kept pushing the pairs apart for all 100 steps and lowered the greedy accuracy of
+# every seed; with β = 2 a pair's loss flattens once its margin is a few nats (docs/lessons/post-training.md)
+DPO_BETA = 2.0
 # LoRA on attention and on the head: the end-of-turn token is new, its head row the mean of the others, so
 # its logit is never the largest until that row moves (on attention alone, LoRA never learns to stop)
 LORA = tune.LoRASettings(r=8, alpha=16.0, target=r".*attn.*|head")
@@ -232,6 +236,14 @@ def pretrain(nar: Narrator, folder: Path, budget: Budget, seed: int, threads: in
     return folder / "base"
 
 
+def onpolicy_pairs(runs: Path, seed: int) -> tuple[Path, list[Preference]]:
+    """DPO's data: the SFT run's own wrong answers to builtin:arithmetic's sums (the ones SFT trained
+    on; none is held out), each against the right sum (tune.own_mistakes), written to runs/PAIRS_FILE."""
+    pairs = tune.own_mistakes(runs / "sft", arithmetic_questions(), PAIR_SAMPLES, MAX_NEW_TOKENS, seed=seed)
+    write_preferences(runs / PAIRS_FILE, pairs)
+    return runs / PAIRS_FILE, pairs
+
+
 def post_stage(
     method: str,
     base: Path,
@@ -378,17 +390,15 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
 
     nar.title(N_("3. DPO: {steps} steps on pairs, the right sum preferred to the SFT model's own wrong answer"),
               steps=budget.dpo)  # fmt: skip
-    training = arithmetic_questions()  # builtin:arithmetic's sums, which SFT trained on; none is held out
-    pairs = tune.own_mistakes(runs / "sft", training, PAIR_SAMPLES, MAX_NEW_TOKENS, seed=seed)
-    write_preferences(runs / PAIRS_FILE, pairs)
+    pairs_file, pairs = onpolicy_pairs(runs, seed)
     nar.say(
         "The SFT model answers {n} of the {total} training sums wrong (greedy, or in {samples} samples): "
         "each wrong answer is the rejected one of a pair, the right sum the chosen.",
         n=len(pairs),
-        total=len(training),
+        total=BUILTIN_SIZE,
         samples=PAIR_SAMPLES,
     )
-    dpo = stage("dpo", "dpo", "sft", budget.dpo, str(runs / PAIRS_FILE))
+    dpo = stage("dpo", "dpo", "sft", budget.dpo, str(pairs_file), beta=DPO_BETA)
     stages["dpo"]["pairs"] = len(pairs)
     last = evals(dpo)[-1]
     nar.say(

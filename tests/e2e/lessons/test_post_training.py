@@ -71,7 +71,8 @@ def test_dpo_trains_on_the_sft_models_own_wrong_answers_to_training_sums(lesson)
     builtin:arithmetic's sums, every rejected answer wrong, none of the held-out sums asked."""
     result, _, heard, _ = lesson
     path = result["runs"]["base"].parent / post_training.PAIRS_FILE
-    assert load_model(result["runs"]["dpo"])[2]["post"]["data"] == str(path.resolve())
+    post = load_model(result["runs"]["dpo"])[2]["post"]
+    assert post["data"] == str(path.resolve()) and post["beta"] == post_training.DPO_BETA
     pairs, _ = load("dpo", str(path))
     training = arithmetic_questions()
     assert pairs == tune.own_mistakes(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import replace
 
 import pytest
@@ -20,8 +21,8 @@ from safetensors.torch import load_file
 from glassformer.errors import DamagedFile, NotFound, UsageError
 from glassformer.models import build_model
 from glassformer.post import tune
-from glassformer.post.chat import CHATML, write_conversations
-from glassformer.post.data import BUILTIN, arithmetic_chats
+from glassformer.post.chat import CHATML, END_OF_TURN, write_conversations
+from glassformer.post.data import BUILTIN, Question, arithmetic_chats, arithmetic_questions
 from glassformer.post.grpo import exact_answer
 from glassformer.post.preference import PreferenceBatch
 from glassformer.post.sft import IGNORE
@@ -29,6 +30,7 @@ from glassformer.text.specials import SpecialTokens
 from glassformer.train.checkpoint import load_model
 from glassformer.train.record import MetricsLog
 
+INTEGER = re.compile(r"-?\d+")  # what exact_answer reads: the last integer of an answer
 TINY = ["--max_steps=12", "--eval_interval=6", "--eval_iters=2", "--batch_size=8", "--lr=3e-3", "--threads=1"]
 
 
@@ -288,3 +290,75 @@ def test_sft_in_bfloat16_through_the_trainers_autocast(base, tmp_path):
     records = evals(tmp_path / "bf16")
     assert json.loads((tmp_path / "bf16" / "config.json").read_text())["train"]["dtype"] == "bfloat16"
     assert all(math.isfinite(r["train_loss"]) for r in records) and records[-1]["train_loss"] < records[0]["train_loss"]
+
+
+# ---- on-policy pairs: the model's own mistakes -------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sft(base, tmp_path_factory):
+    """A few steps of SFT: a chat run whose answers are mostly wrong, each with an integer in it."""
+    out = tmp_path_factory.mktemp("own") / "sft"
+    assert tune.train(tune.start("sft", base, BUILTIN, out=out, overrides=TINY, progress=False)).status == "done"
+    return out
+
+
+def test_own_mistakes_reject_the_models_own_wrong_answers(sft):
+    """Each pair's rejected answer is the model's greedy answer (decoded here prompt by prompt) where
+    that is wrong, else the first wrong one of its samples (drawn here again from the same seed); half
+    the questions are given the model's own greedy answer as the right one, so their pairs come from
+    the samples, and a question answered right every time gives no pair."""
+    model, tokenizer, config = load_model(sft)
+    decoder = tune.GRPO(model.eval(), model, tokenizer, tokenizer.encode(END_OF_TURN["chatml"])[0], 3, 6, 0.0, 1.0)
+    questions = arithmetic_questions(10, seed=5)
+    prompts = tune.encode_examples("grpo", tokenizer, CHATML.template(), questions)
+    greedy = [decoder.text(decoder.complete(p, 1, 0.0)[0]) for p in prompts]
+    own = [INTEGER.findall(g)[-1] for g in greedy]  # the tiny model writes a number, though a wrong one
+    asked = [Question(q.prompt, own[i] if i % 2 else q.answer) for i, q in enumerate(questions)]
+    pairs = tune.own_mistakes(sft, asked, samples=3, max_new_tokens=6, seed=7)
+    expected = []
+    with torch.no_grad():
+        torch.manual_seed(7)
+        for question, prompt, answer in zip(asked, prompts, greedy, strict=True):
+            answers = [answer]
+            if exact_answer(answer, question.answer):
+                answers += [decoder.text(c) for c in decoder.complete(prompt, 3, 1.0)]
+            wrong = [a for a in answers if a.strip() and not exact_answer(a, question.answer)]
+            if wrong:
+                expected.append((question.prompt, question.answer, wrong[0]))
+    assert [(p.prompt, p.chosen, p.rejected) for p in pairs] == expected
+    rejected = {p.prompt[0]["content"]: p.rejected for p in pairs}
+    wrong_greedy = [i for i in range(0, 10, 2) if not exact_answer(greedy[i], questions[i].answer)]
+    assert wrong_greedy and all(rejected[questions[i].prompt[0]["content"]] == greedy[i] for i in wrong_greedy)
+    assert any(p.chosen == own[i] for p in pairs for i in range(1, 10, 2))  # some pairs come from the samples
+    assert all(not exact_answer(p.rejected, p.chosen) for p in pairs)
+
+
+def test_own_mistakes_leaves_the_callers_random_stream_as_it_was(sft):
+    torch.manual_seed(11)
+    expected = torch.rand(3)
+    torch.manual_seed(11)
+    tune.own_mistakes(sft, arithmetic_questions(4, seed=5), samples=2, max_new_tokens=6)
+    assert torch.equal(torch.rand(3), expected)
+
+
+def test_own_mistakes_refuses_bad_input(base, sft):
+    questions = arithmetic_questions(3, seed=5)
+    with pytest.raises(UsageError) as e:
+        tune.own_mistakes(base, questions)  # a pretrained run: no chat template to ask in
+    assert e.value.code == "post.not_post" and e.value.fields == {"dir": base}
+    with pytest.raises(UsageError) as e:
+        tune.own_mistakes(sft, [])
+    assert e.value.code == "post.no_questions"
+    for samples in (-1, 1.5, True):
+        with pytest.raises(UsageError) as e:
+            tune.own_mistakes(sft, questions, samples=samples)
+        assert e.value.code == "post.samples" and e.value.fields == {"samples": samples}
+    model, tokenizer, _ = load_model(sft)
+    decoder = tune.GRPO(model.eval(), model, tokenizer, tokenizer.encode(END_OF_TURN["chatml"])[0], 1, 6, 0.0, 0.0)
+    prompts = tune.encode_examples("grpo", tokenizer, CHATML.template(), questions)
+    right = [
+        Question(q.prompt, INTEGER.findall(decoder.text(g))[-1])
+        for q, g in zip(questions, decoder.greedy(prompts), strict=True)
+    ]
+    with pytest.raises(UsageError) as e:  # the greedy answer is right every time, and nothing is sampled
+        tune.own_mistakes(sft, right, samples=0, max_new_tokens=6)
+    assert e.value.code == "post.no_mistakes" and e.value.fields == {"dir": sft, "n": 3, "samples": 0}

@@ -10,8 +10,10 @@ accuracy and GRPO a reward that nothing can flatter. Every stage is the library'
                      template's turns, the loss on the assistant's tokens only
     2. LoRA          the same SFT from the same base with only A and B trained (--lora-r/--lora-alpha,
                      on attention and the head), then merged; its update's rank from lora.safetensors
-    3. DPO           `glassformer dpo SFT --data builtin:arithmetic`: the right sum preferred to one
-                     off by 1 to 9, against the frozen SFT model as the reference
+    3. DPO           `glassformer dpo SFT --data PAIRS --beta 2`: on-policy pairs (onpolicy_pairs:
+                     tune.own_mistakes), the right sum preferred to the SFT model's own wrong answer
+                     to it (greedy, or else sampled) on builtin:arithmetic's sums, against the frozen
+                     SFT model as the reference
     4. GRPO          `glassformer grpo DPO --data builtin:arithmetic`: groups of sampled answers,
                      rewarded 1 when the last integer is the sum (grpo.py's exact_answer)
 
@@ -28,7 +30,7 @@ After each stage, post/diff.py compares the stage's run with the run it started 
 the attention head whose weights moved most (‖ΔW‖ / ‖W‖), and for LoRA the rank of its update.
 
 Run it:  glassformer lesson post-training [--fast] [--seed N] [--threads N] [--lang zh] [--explain]
-Measured figures (two seeds, the machine): docs/lessons/post-training.md.
+Measured figures (three seeds, the machine): docs/lessons/post-training.md.
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ from glassformer.post.data import (
     arithmetic_questions,
     arithmetic_text,
     off_by,
+    write_preferences,
 )
 from glassformer.post.grpo import addition_prompts
 from glassformer.post.preference import sequence_logprobs
@@ -65,10 +68,15 @@ PRETRAIN_SEED = 1  # the sums of the pretraining text (post/data.py's chats are 
 HELD_OUT_SEED = 2  # the sums the accuracy is measured on; any also trained on are dropped
 MAX_NEW_TOKENS = 6  # an answer: at most three digits and the end-of-turn token
 GROUP = 4  # GRPO's completions a prompt
+PAIR_SAMPLES = 4  # DPO's pairs: answers sampled for a training sum whose greedy answer is right
+# DPO's β: TRL's 0.1 kept pushing the pairs apart for all 100 steps and lowered the greedy accuracy of
+# every seed; with β = 2 a pair's loss flattens once its margin is a few nats (docs/lessons/post-training.md)
+DPO_BETA = 2.0
 # LoRA on attention and on the head: the end-of-turn token is new, its head row the mean of the others, so
 # its logit is never the largest until that row moves (on attention alone, LoRA never learns to stop)
 LORA = tune.LoRASettings(r=8, alpha=16.0, target=r".*attn.*|head")
 TUNINGS = ("sft", "lora", "dpo", "grpo")  # the lesson's tuning stages, in order (no hook's stage)
+PAIRS_FILE = "dpo_pairs.jsonl"  # in runs/: DPO's on-policy pairs, the data its run names
 
 
 @dataclass(frozen=True)
@@ -228,8 +236,25 @@ def pretrain(nar: Narrator, folder: Path, budget: Budget, seed: int, threads: in
     return folder / "base"
 
 
+def onpolicy_pairs(runs: Path, seed: int) -> tuple[Path, list[Preference]]:
+    """DPO's data: the SFT run's own wrong answers to builtin:arithmetic's sums (the ones SFT trained
+    on; none is held out), each against the right sum (tune.own_mistakes), written to runs/PAIRS_FILE."""
+    pairs = tune.own_mistakes(runs / "sft", arithmetic_questions(), PAIR_SAMPLES, MAX_NEW_TOKENS, seed=seed)
+    write_preferences(runs / PAIRS_FILE, pairs)
+    return runs / PAIRS_FILE, pairs
+
+
 def post_stage(
-    method: str, base: Path, out: Path, steps: int, lr: float, seed: int, threads: int, batch: int, **options
+    method: str,
+    base: Path,
+    out: Path,
+    steps: int,
+    lr: float,
+    seed: int,
+    threads: int,
+    batch: int,
+    source: str = BUILTIN,
+    **options,
 ) -> float:
     """One post-training stage through post/tune.py, as `glassformer sft|dpo|grpo` runs it; its seconds."""
     overrides = {
@@ -242,7 +267,7 @@ def post_stage(
         "threads": threads,
     }
     start = time.perf_counter()
-    run = tune.start(method, base, BUILTIN, out=out, overrides=overrides, chat_format=FORMAT, progress=False, **options)
+    run = tune.start(method, base, source, out=out, overrides=overrides, chat_format=FORMAT, progress=False, **options)
     run.trainer.progress_mode = "silent"
     tune.train(run)
     return time.perf_counter() - start
@@ -326,10 +351,10 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
     preferences = {"base": acc["preference"]}
     stages: dict[str, dict] = {}
 
-    def stage(name: str, method: str, start_from: str, steps: int, **options) -> Path:
+    def stage(name: str, method: str, start_from: str, steps: int, source: str = BUILTIN, **options) -> Path:
         run_dir = runs / name
         seconds = post_stage(
-            method, runs / start_from, run_dir, steps, LR[name], seed, threads, budget.batch, **options
+            method, runs / start_from, run_dir, steps, LR[name], seed, threads, budget.batch, source, **options
         )
         accuracies[name] = run_accuracy(run_dir, questions)
         preferences[name] = run_preference(run_dir, questions)
@@ -363,8 +388,18 @@ def _lesson(nar: Narrator, folder: Path, runs: Path, budget: Budget, seed: int, 
         r=LORA.r,
     )
 
-    nar.title(N_("3. DPO: {steps} steps on pairs, the right sum preferred to a wrong one"), steps=budget.dpo)
-    dpo = stage("dpo", "dpo", "sft", budget.dpo)
+    nar.title(N_("3. DPO: {steps} steps on pairs, the right sum preferred to the SFT model's own wrong answer"),
+              steps=budget.dpo)  # fmt: skip
+    pairs_file, pairs = onpolicy_pairs(runs, seed)
+    nar.say(
+        "The SFT model answers {n} of the {total} training sums wrong (greedy, or in {samples} samples): "
+        "each wrong answer is the rejected one of a pair, the right sum the chosen.",
+        n=len(pairs),
+        total=BUILTIN_SIZE,
+        samples=PAIR_SAMPLES,
+    )
+    dpo = stage("dpo", "dpo", "sft", budget.dpo, str(pairs_file), beta=DPO_BETA)
+    stages["dpo"]["pairs"] = len(pairs)
     last = evals(dpo)[-1]
     nar.say(
         "On its own validation pairs the implicit reward ranks the right answer first in {share} of them.",

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from glassformer.errors import DamagedFile, UsageError
+from glassformer.files import json_text, write_text_atomic
 from glassformer.post.chat import Message, check_conversation, json_lines, read_conversations
 from glassformer.post.grpo import addition_prompts
 
@@ -117,6 +118,23 @@ def load(method: str, source: str) -> tuple[list[Any], dict[str, str]]:
     if method == "dpo":
         return [_preference(source, n, d) for n, d in json_lines(source, "prompt", PREFERENCE_LINE)], identity
     return [_question(source, n, d) for n, d in json_lines(source, "prompt", PROMPT_LINE)], identity
+
+
+def write_preferences(path: str | os.PathLike, pairs: list[Preference]) -> None:
+    """Write pairs as JSON Lines in the form ``load`` reads (TRL's conversational preference format),
+    atomically: a failure leaves any earlier file whole."""
+    lines = [
+        json_text(
+            {
+                "prompt": check_conversation(p.prompt),
+                "chosen": [{"role": "assistant", "content": p.chosen}],
+                "rejected": [{"role": "assistant", "content": p.rejected}],
+            },
+            ensure_ascii=False,
+        )
+        for p in pairs
+    ]
+    write_text_atomic(path, "".join(line + "\n" for line in lines))
 
 
 def file_sha256(path: str | os.PathLike) -> str:

@@ -517,15 +517,7 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     data must be the ones it started from (their sha256s)."""
     run_dir = Path(run_dir)
     config = read_config(run_dir)
-    post = config.get("post")
-    if not isinstance(post, dict) or post.get("method") not in METHODS:
-        raise UsageError(
-            "post.not_post",
-            "{dir} is not a post-training run (its config.json has no "
-            "post section): start one with glassformer sft BASE_RUN "
-            "--data FILE.",
-            dir=run_dir,
-        )
+    post = post_section(config, run_dir)
     method = post["method"]
     if post.get("lora") and post["lora"].get("merged"):
         raise UsageError(
@@ -581,6 +573,20 @@ def resume(run_dir: str | Path, overrides: Any = (), progress: bool = True) -> P
     except BaseException:
         release(held)
         raise
+
+
+def post_section(config: dict, run_dir: Path) -> dict:
+    """The post section of a run's config.json: its method, base, data and chat format."""
+    post = config.get("post")
+    if not isinstance(post, dict) or post.get("method") not in METHODS:
+        raise UsageError(
+            "post.not_post",
+            "{dir} is not a post-training run (its config.json has no "
+            "post section): start one with glassformer sft BASE_RUN "
+            "--data FILE.",
+            dir=run_dir,
+        )
+    return post
 
 
 def check_pack(pack: bool, encoded: list[Any], seq_len: int) -> None:
@@ -661,3 +667,70 @@ def merge_run(run: PostRun) -> None:
     post = {**run.config["post"], "lora": {**run.config["post"]["lora"], "merged": True}}
     run.config = {**run.config, "post": post}
     write_json_atomic(run.dir / "config.json", run.config, indent=2)
+
+
+# ---- on-policy preference pairs: the model's own mistakes --------------------------------------------------------
+def own_mistakes(
+    run_dir: str | Path,
+    questions: list[post_data.Question],
+    samples: int = 4,
+    max_new_tokens: int = 8,
+    temperature: float = 1.0,
+    seed: int = 0,
+) -> list[post_data.Preference]:
+    """DPO pairs made on-policy from a post-training run: for each question, its right answer against
+    a wrong one the run's model gives itself, in the run's chat template. The wrong answer is the
+    greedy one (GRPO.greedy) when that is wrong; else the first wrong one of ``samples`` answers
+    sampled at ``temperature`` (GRPO.complete, its stream seeded by ``seed``, the caller's left as it
+    was); a question the model never answers wrong (or answers with nothing) gives no pair. DPO on
+    these pairs pushes down exactly the mistakes the model makes."""
+    with torch.random.fork_rng(devices=[]):  # building the model and sampling draw from the global stream
+        return _own_mistakes(Path(run_dir), questions, samples, max_new_tokens, temperature, seed)
+
+
+def _own_mistakes(
+    run_dir: Path,
+    questions: list[post_data.Question],
+    samples: int,
+    max_new_tokens: int,
+    temperature: float,
+    seed: int,
+) -> list[post_data.Preference]:
+    model, tokenizer, config = load_model(run_dir)
+    post = post_section(config, run_dir)
+    if not questions:
+        raise UsageError(
+            "post.no_questions",
+            "no questions to answer: the pairs are made of the model's own answers to questions, so give at least one.",
+        )
+    if type(samples) is not int or samples < 0:
+        raise UsageError(
+            "post.samples",
+            "samples={samples} must be a whole number, 0 or more: the answers drawn for a question whose "
+            "greedy answer is right.",
+            samples=samples,
+        )
+    fmt = post["format"]
+    prompts = encode_examples("grpo", tokenizer, CHAT_FORMATS[fmt].template(), questions)
+    end_id = tokenizer.encode(END_OF_TURN[fmt])[0]
+    decoder = GRPO(model.eval(), model, tokenizer, end_id, max(samples, 1), max_new_tokens, 0.0, temperature)
+    pairs = []
+    torch.manual_seed(seed)
+    with torch.no_grad():
+        for question, prompt, greedy in zip(questions, prompts, decoder.greedy(prompts), strict=True):
+            answers = [decoder.text(greedy)]
+            if exact_answer(answers[0], question.answer) and samples:
+                answers += [decoder.text(c) for c in decoder.complete(prompt, samples, temperature)]
+            wrong = [a for a in answers if a.strip() and not exact_answer(a, question.answer)]
+            if wrong:
+                pairs.append(post_data.Preference(question.prompt, question.answer, wrong[0]))
+    if not pairs:
+        raise UsageError(
+            "post.no_mistakes",
+            "{dir} answers all {n} questions right (greedy, and in {samples} samples each): there is no "
+            "mistake of its own to prefer the right answer to. Give harder questions, or more samples.",
+            dir=run_dir,
+            n=len(questions),
+            samples=samples,
+        )
+    return pairs

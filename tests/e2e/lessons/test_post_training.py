@@ -1,7 +1,8 @@
 """The post-training lesson, at its --fast size: every stage's accuracy is what post/tune.py's GRPO
 evaluation scores on the run the stage wrote, the held-out sums were never trained on, each stage's
-"moved most" is post/diff.py's own figure, GRPO's reward curve is its metrics.jsonl, the Chinese run
-speaks Chinese, and a second lesson into the same folder is refused without touching the first."""
+"moved most" is post/diff.py's own figure, GRPO's reward curve is its metrics.jsonl, DPO's pairs are
+the SFT model's own wrong answers, the Chinese run speaks Chinese, and a second lesson into the same
+folder is refused without touching the first."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from glassformer.errors import UsageError
 from glassformer.lessons import LESSONS, post_training
 from glassformer.post import diff, tune
 from glassformer.post.chat import CHAT_FORMATS, END_OF_TURN
-from glassformer.post.data import Preference, off_by
-from glassformer.post.grpo import addition_prompts
+from glassformer.post.data import Preference, arithmetic_questions, load, off_by
+from glassformer.post.grpo import addition_prompts, exact_answer
 from glassformer.post.preference import sequence_logprobs
 from glassformer.post.sft import pad_batch
 from glassformer.train.checkpoint import load_model
@@ -63,6 +64,26 @@ def test_the_held_out_sums_were_never_trained_on(lesson):
     assert not trained & set(asked)
     drawn = [q for q, _ in addition_prompts(4 * len(asked) + 100, result["held_out_seed"])]
     assert asked == [q for q in drawn if q not in trained][: len(asked)]  # the first sums of their seed not trained on
+
+
+def test_dpo_trains_on_the_sft_models_own_wrong_answers_to_training_sums(lesson):
+    """DPO's data is the pairs file the lesson wrote: tune.own_mistakes of the SFT run on
+    builtin:arithmetic's sums, every rejected answer wrong, none of the held-out sums asked."""
+    result, _, heard, _ = lesson
+    path = result["runs"]["base"].parent / post_training.PAIRS_FILE
+    post = load_model(result["runs"]["dpo"])[2]["post"]
+    assert post["data"] == str(path.resolve()) and post["beta"] == post_training.DPO_BETA
+    pairs, _ = load("dpo", str(path))
+    training = arithmetic_questions()
+    assert pairs == tune.own_mistakes(
+        result["runs"]["sft"], training, post_training.PAIR_SAMPLES, post_training.MAX_NEW_TOKENS, seed=3
+    )
+    asked = {q.prompt[0]["content"]: q.answer for q in training}
+    assert all(asked[p.prompt[0]["content"]] == p.chosen for p in pairs)  # the right sum of a training question
+    assert all(not exact_answer(p.rejected, p.chosen) for p in pairs)
+    assert not {p.prompt[0]["content"] for p in pairs} & set(result["questions"])
+    assert result["stages"]["dpo"]["pairs"] == len(pairs) > 0
+    assert heard.carrying(n=len(pairs), total=len(training), samples=post_training.PAIR_SAMPLES)
 
 
 def test_each_accuracy_is_grpos_own_evaluation_of_the_stages_run(lesson):

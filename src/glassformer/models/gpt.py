@@ -229,12 +229,13 @@ class Block(nn.Module):
         self.cfg, self.norm = cfg, cfg.norm
         self.ln1 = layer_norm(cfg)
         self.attn = self_attention(cfg)
-        none = cfg.ffn == "none"  # attention only: no second norm, no FFN, no hook points of theirs
-        self.ln2, self.ffn = (None, None) if none else (layer_norm(cfg), feed_forward(cfg))
+        if cfg.ffn != "none":  # else attention only: no second norm, no FFN, no hook points of theirs
+            self.ln2 = layer_norm(cfg)
+        self.ffn: nn.Module | None = None if cfg.ffn == "none" else feed_forward(cfg)
         self.drop = Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook(norm_stage(cfg), f"ln1.{placement}", on, i=1)
-        if not none:
+        if self.ffn is not None:
             self.hook_ln2 = norm_hook(norm_stage(cfg), f"ln2.{placement}", on, i=2)
         self.hook_resid_mid = HookPoint("residual", "B T C", "resid_mid")
         self.hook_resid_post = HookPoint("residual", "B T C", "resid_post")

@@ -154,7 +154,9 @@ INITS = ("torch", "xavier", "gpt2")
 ATTENTIONS = ("glass", "fused")  # the attention computation: written out, or PyTorch's fused kernel
 MHA_STYLES = ("packed", "heads")  # how Q, K, V are projected: one packed Linear, or one module a head
 NORM_TYPES = ("layer", "rms")  # LayerNorm (GPT-2) | RMSNorm (Llama, Qwen3, Mistral): nn/rmsnorm.py
-FFNS = ("mlp", "swiglu", "geglu", "moe")  # W₂·act(W₁x) (GPT-2) | the gated FFNs of nn/glu.py | experts (nn/moe.py)
+# W₂·act(W₁x) (GPT-2) | the gated FFNs of nn/glu.py | experts (nn/moe.py) | none: attention only (d_ff unread)
+FFNS = ("mlp", "swiglu", "geglu", "moe", "none")
+FFN_NONE_KINDS = ("gpt", "encoder", "regressor")  # the kinds whose Block (models/gpt.py) can leave its FFN out
 MOE_RULES = ("softmax", "sigmoid")  # nn/moe.py's routing rules: Mixtral, Qwen3-MoE | DeepSeek-V3
 # the fields only ffn="moe" reads, with their "not set" values
 MOE_FIELDS = {
@@ -259,6 +261,7 @@ class ModelConfig:
     # ---- the modern decoder's choices (Llama, Qwen3, Mistral: docs/modern.md); each default is GPT-2's
     norm_type: str = "layer"  # layer: LayerNorm (GPT-2) | rms: RMSNorm, no mean, no shift (Llama); eps: ln_eps
     ffn: str = "mlp"  # mlp: W₂·act(W₁x) | swiglu | geglu: W_down·(act(W_gate x) ⊙ W_up x), act SiLU | GELU
+    # | none: no FFN, no second norm: each block is x + attn(LN(x)), an attention-only model (Elhage et al. 2021)
     head_dim: int = 0  # D; 0: d_model // n_heads. Qwen3 sets it apart (H·D need not be C: 16 heads of 128 at C=1024)
     n_kv_heads: int = 0  # H_kv key-value heads (GQA; 1: MQA) shared by H / H_kv query heads; 0: n_heads (MHA)
     qk_norm: bool = False  # RMSNorm over each head's q and k before RoPE (Qwen3)
@@ -338,6 +341,14 @@ class ModelConfig:
         _choice("mha_style", self.mha_style, MHA_STYLES)
         _choice("norm_type", self.norm_type, NORM_TYPES)
         _choice("ffn", self.ffn, FFNS)
+        if self.ffn == "none" and self.kind not in FFN_NONE_KINDS:
+            raise UsageError(
+                "config.ffn_none_kind",
+                "ffn='none' (attention only) is built by the {kinds} kinds; kind {kind!r} keeps its feed-forward "
+                "network: choose ffn 'mlp', 'swiglu' or 'geglu'.",
+                kinds=list(FFN_NONE_KINDS),
+                kind=self.kind,
+            )
         self._check_modern()
         self._check_moe()
         self._check_mla()

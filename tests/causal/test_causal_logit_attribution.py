@@ -49,6 +49,19 @@ def test_parts_sum_to_the_logit_difference(kw):
         assert dla.bias == 0
 
 
+@pytest.mark.parametrize("heads", [False, True])
+def test_an_attention_only_model_has_no_ffn_parts_and_still_sums(heads):
+    model = model_of(ffn="none")
+    dla = logit_attribution(model, IDS, answer=3, wrong=7, heads=heads)
+    assert abs(sum(dla.parts.values()) + dla.bias - dla.logit_diff) < 1e-10
+    blocks = [k for k in dla.parts if k.startswith("blocks.")]
+    assert blocks == (
+        [f"blocks.{i}.attn.{h}" for i in range(3) for h in (0, 1, 2, 3, "bias")]
+        if heads
+        else [f"blocks.{i}.attn" for i in range(3)]
+    )
+
+
 def test_post_norm_is_refused():
     with pytest.raises(Unsupported) as e:
         logit_attribution(model_of(norm="post"), IDS, 3, 7)

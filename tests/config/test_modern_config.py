@@ -28,7 +28,7 @@ def cfg(**changes) -> ModelConfig:
 
 def test_the_config_names_the_scalings_the_module_computes():
     assert ROPE_SCALINGS == tuple(SCALINGS)
-    assert NORM_TYPES == ("layer", "rms") and FFNS == ("mlp", "swiglu", "geglu", "moe")
+    assert NORM_TYPES == ("layer", "rms") and FFNS == ("mlp", "swiglu", "geglu", "moe", "none")
 
 
 def test_head_counts_that_do_not_divide_are_refused_naming_the_divisors():
@@ -80,7 +80,7 @@ def test_a_window_needs_a_causal_model_and_the_choices_are_checked():
     )
     assert keyed(UsageError, cfg, norm_type="batch")[1]["name"] == "norm_type"
     key, fields = keyed(UsageError, cfg, ffn="reglu")
-    assert (key, fields["name"], fields["valid"]) == ("config.choice", "ffn", ["mlp", "swiglu", "geglu", "moe"])
+    assert (key, fields["name"], fields["valid"]) == ("config.choice", "ffn", ["mlp", "swiglu", "geglu", "moe", "none"])
 
 
 def test_overrides_reach_the_new_fields_typed():

@@ -122,6 +122,13 @@ def test_configurations_the_learner_cannot_compute_are_refused(tmp_path, capsys)
     assert refused.value.fields["problems"] == "; ".join(t(k, **f) for k, f in problems)
 
 
+def test_an_attention_only_model_is_refused_naming_ffn():
+    with said() as heard, pytest.raises(UsageError) as refused:
+        plug.check_config(ModelConfig(ffn="none"))
+    assert refused.value.code == "exercise.use_mine.model"
+    assert [f for _, f in heard if "ffn" in f] == [{"ffn": "none"}]
+
+
 def test_a_block_importing_its_sibling_inside_the_function_trains(tmp_path, capsys):
     """The grader accepts a block.py that imports layer_norm inside block(); --use-mine imports the
     learner's files the same way (one loader), so it trains too, and none of their modules stays behind."""

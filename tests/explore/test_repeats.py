@@ -106,6 +106,19 @@ def test_a_model_without_induction_heads_names_none():
     assert all(row[-1] >= 0 for row in lens.values)  # the gap between the two top logits: never negative
 
 
+def test_the_attention_only_control_is_read_and_names_none():
+    """The done-when's control: one layer, attention only (ffn="none"), no FFN hook points, read by the
+    same view; its loop is there, the text can tell heads apart, and no head reaches the bar."""
+    torch.manual_seed(0)
+    cfg = ModelConfig(vocab_size=6, max_len=32, d_model=16, n_layers=1, n_heads=2, position="none", ffn="none")
+    model = GPT(cfg).eval()
+    assert not [n for n in model.hook_names() if ".ffn" in n]
+    heads, lens = repeats_view(model, CharTokenizer("abcdef"), "ab")
+    assert heads.extra["loop"]["period"] == 3 and heads.extra["readable"]
+    assert heads.extra["named"] == [] and max(row[2] for row in heads.values) < heads.extra["bar"]
+    assert heads.rows == ["L0H0", "L0H1"] and len(lens.rows) == 1
+
+
 def test_a_loop_of_one_token_names_no_head_the_detectors_cannot_read():
     """On a text of one repeated token an evenly attending head scores nearly what a perfect induction
     head does: the scores say nothing, so no head is named and the note says why."""

@@ -256,7 +256,8 @@ def test_gpt2_config_writes_every_field():
 def test_an_activation_gpt2_lacks_is_named_with_the_ones_it_has():
     """ModelConfig accepts only activations GPT-2 has today; a config object of a later activation is refused."""
     fields = {
-        f: getattr(CFG, f) for f in ("kind", "norm", "final_norm", "position", "causal", "bias", "mha_style", "pad_id")
+        f: getattr(CFG, f)
+        for f in ("kind", "norm", "final_norm", "position", "causal", "bias", "mha_style", "pad_id", "ffn")
     }
     with pytest.raises(UsageError) as caught:
         gpt2_config(SimpleNamespace(**fields, activation="silu"))

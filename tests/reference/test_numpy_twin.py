@@ -215,6 +215,16 @@ def test_gpt_forward(name):
     forward_only(lambda: model(ids), lambda: ref.gpt_forward(ids.numpy(), p, cfg), ())
 
 
+@pytest.mark.parametrize("norm", ["pre", "post", "none"])
+def test_attention_only_gpt_forward(norm):
+    cfg = dataclasses.replace(BASE, norm=norm, ffn="none")  # no FFN, no ln2 in either model
+    model = randomize_(GPT(cfg).double()).eval()
+    ids = torch.randint(0, V, (B, 7))
+    p = params_of(model)
+    assert not [k for k in p if ".ffn." in k or ".ln2." in k]
+    forward_only(lambda: model(ids), lambda: ref.gpt_forward(ids.numpy(), p, cfg), ())
+
+
 @pytest.mark.parametrize("position", POSITIONS)
 @pytest.mark.parametrize("causal", [False, True])
 def test_encoder_forward_with_padding(causal, position):

@@ -106,7 +106,7 @@ def readout(model) -> Readout:
 def stream_parts(model, cache, pos: int, heads: bool, experts: bool = False) -> dict[str, torch.Tensor]:
     """The parts of the final stream at `pos` of the first sequence, each (C,), in stream order."""
     names = model.hook_names()
-    for needed in ["attn.result" if heads else "ffn.out", *(["ffn.expert.0"] if experts else [])]:
+    for needed in ["attn.result" if heads else "attn.out", *(["ffn.expert.0"] if experts else [])]:
         if not any(n.endswith(needed) for n in names):
             raise Unsupported(
                 "causal.no_hook",
@@ -128,6 +128,8 @@ def stream_parts(model, cache, pos: int, heads: bool, experts: bool = False) -> 
                 parts[f"blocks.{i}.attn.bias"] = out - result.sum(0)  # (C,): b_O, as the hooks show it
         else:
             parts[f"blocks.{i}.attn"] = out  # (C,)
+        if f"blocks.{i}.ffn.out" not in cache:  # ffn="none": an attention-only block adds nothing more
+            continue
         ffn = cache[f"blocks.{i}.ffn.out"][0, pos]  # (C,)
         routed = [n for n in names if re.fullmatch(rf"blocks\.{i}\.ffn\.expert\.\d+", n)]
         if experts and routed:

@@ -103,6 +103,8 @@ def check_config(cfg, folder: Path | None = None) -> None:
         )
     if cfg.norm != "pre" and not modern:
         problems.append(t("norm='{norm}' (your block is pre-LN: pass --norm=pre)", norm=cfg.norm))
+    if cfg.ffn == "none":
+        problems.append(t("ffn='{ffn}' (your block has a feed-forward network: pass --ffn=mlp)", ffn=cfg.ffn))
     if "swiglu" in modern and cfg.bias:
         problems.append(t("bias={bias} (your swiglu has no biases: pass --bias=False)", bias=cfg.bias))
     if "gqa" in modern and cfg.position == "alibi":

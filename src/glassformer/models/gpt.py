@@ -2,15 +2,15 @@
 
     ids (B, T) ─► token table + position ─► dropout ─► [Block] × n_layers ─► final LN ─► head ─► (B, T, V)
 
-One forward serves training, prefill and cached decoding: given a KVCache (nn/kv_cache.py), `ids` are
-only the new tokens, at positions cache.length onwards, and every attention reads the earlier keys
-and values from the cache. The attention itself is nn/attention.py; a hook point's call, nn/hooks.py.
+One forward serves training, prefill and cached decoding: given a KVCache (nn/kv_cache.py), `ids` are only the new
+tokens, which attend to the cached keys and values. The attention is nn/attention.py; a hook point's call, nn/hooks.py.
 
     x[b, t] = E[ids[b, t]] + P[t]          E (V, C) the token table, P (max_len, C) learned (GPT-2)
     FFN(x) = W₂ · act(W₁ x + b₁) + b₂      W₁: C -> F, W₂: F -> C, act ReLU | GELU | GELU-tanh  (Vaswani §3.3)
     norm="pre"   x = x + Drop(Attn(LN₁(x)));   x = x + Drop(FFN(LN₂(x)))     (GPT-2, most LLMs)
     norm="post"  x = LN₁(x + Drop(Attn(x)));   x = LN₂(x + Drop(FFN(x)))     (the 2017 paper)
     norm="none"  x = x + Attn(x);              x = x + FFN(x)                (2nd tutorial)
+    ffn="none"   the first half alone: no FFN, no LN₂ (an attention-only model, Elhage et al. 2021)
 
 The modern decoder (Llama, Qwen3, Mistral: docs/modern.md) is the same Block with other modules in it,
 chosen when it is built: `layer_norm` gives RMSNorm (norm_type="rms"), `feed_forward` a gated FFN
@@ -230,12 +230,14 @@ class Block(nn.Module):
         self.cfg, self.norm = cfg, cfg.norm
         self.ln1 = layer_norm(cfg)
         self.attn = self_attention(cfg)
-        self.ln2 = layer_norm(cfg)
-        self.ffn = feed_forward(cfg, layer)
+        if cfg.ffn != "none":  # else attention only: no second norm, no FFN, no hook points of theirs
+            self.ln2 = layer_norm(cfg)
+        self.ffn: nn.Module | None = None if cfg.ffn == "none" else feed_forward(cfg, layer)
         self.drop = Dropout(cfg.dropout)  # on the FFN branch; attn drops its own output
         on, placement = cfg.norm != "none", "post" if cfg.norm == "post" else "pre"
         self.hook_ln1 = norm_hook(norm_stage(cfg), f"ln1.{placement}", on, i=1)
-        self.hook_ln2 = norm_hook(norm_stage(cfg), f"ln2.{placement}", on, i=2)
+        if self.ffn is not None:
+            self.hook_ln2 = norm_hook(norm_stage(cfg), f"ln2.{placement}", on, i=2)
         self.hook_resid_mid = HookPoint("residual", "B T C", "resid_mid")
         self.hook_resid_post = HookPoint("residual", "B T C", "resid_post")
 
@@ -243,10 +245,14 @@ class Block(nn.Module):
         if self.norm == "post":
             x = self.hook_resid_mid(x + self.attn(x, mask, cache))  # (B, T, C)
             x = self.hook_ln1(self.ln1(x))  # (B, T, C)
+            if self.ffn is None:
+                return self.hook_resid_post(x)  # (B, T, C)
             x = self.hook_resid_post(x + self.drop(self.ffn(x)))  # (B, T, C)
             return self.hook_ln2(self.ln2(x))  # (B, T, C)
         # pre-norm (and no-norm, where ln1/ln2 are identities)
         x = self.hook_resid_mid(x + self.attn(self.hook_ln1(self.ln1(x)), mask, cache))  # (B, T, C)
+        if self.ffn is None:
+            return self.hook_resid_post(x)  # (B, T, C): attention only
         return self.hook_resid_post(x + self.drop(self.ffn(self.hook_ln2(self.ln2(x)))))  # (B, T, C)
 
 

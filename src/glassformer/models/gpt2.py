@@ -217,6 +217,7 @@ def gpt2_config(cfg: ModelConfig, special_ids: Mapping[str, int] | None = None) 
         "bias": True,
         "mha_style": "packed",
         "pad_id": None,
+        "ffn": "mlp",
     }
     for field, value in needs.items():
         if getattr(cfg, field) != value:

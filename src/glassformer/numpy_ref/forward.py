@@ -413,9 +413,9 @@ def block(x: np.ndarray, params: dict, cfg: ModelConfig, mask: np.ndarray | None
 
     if cfg.norm == "post":
         x = ln(x + attn(x), "ln1")  # (B, T, C)
-        return ln(x + ffn(x), "ln2")  # (B, T, C)
+        return x if cfg.ffn == "none" else ln(x + ffn(x), "ln2")  # (B, T, C)
     x = x + attn(ln(x, "ln1"))  # (B, T, C)
-    return x + ffn(ln(x, "ln2"))  # (B, T, C)
+    return x if cfg.ffn == "none" else x + ffn(ln(x, "ln2"))  # (B, T, C): ffn="none", attention only
 
 
 def decoder_block(

@@ -51,6 +51,19 @@ def test_the_probe_measures_positive_rates_within_its_budget():
     assert peak.float32_flops > 0 and peak.bfloat16_flops > 0 and peak.bandwidth > 0
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_probe_multiplies_its_own_seeded_matrices_and_leaves_torchs_generator_alone(dtype):
+    """A probe may run inside a training process (`--dtype auto` asks it): drawing its matrices from
+    torch's global generator would change that run's random numbers (its init, its batches)."""
+    torch.manual_seed(1234)
+    before = torch.get_rng_state()
+    fn, flops = devices.matmul_call(dtype, "cpu", size=8)
+    assert torch.equal(torch.get_rng_state(), before) and flops == 2 * 8**3
+    g = torch.Generator().manual_seed(0)
+    a, b = (torch.randn(8, 8, generator=g).to(dtype) for _ in range(2))  # 2 × (8, 8)
+    assert torch.equal(fn(), torch.mm(a, b))
+
+
 @pytest.fixture
 def no_peaks(monkeypatch, tmp_path):
     monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path))

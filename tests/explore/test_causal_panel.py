@@ -66,3 +66,14 @@ def test_a_reply_states_its_gap_and_a_patched_cell_its_grey_marks(sharp):
     assert cell["base"] == "corrupted" and all("p_base" in row for row in cell["rows"])
     plain = post(c, "next", {"text": "the quack", "ablate": [[0, 1]]})
     assert "base" not in plain  # a zeroed head's grey marks are the intact model's
+
+
+def test_a_patched_cell_without_a_corrupted_text_is_a_422_that_says_it_is_missing(client):
+    """A patch copies from the clean run into the corrupted one: without a corrupted text there is
+    nothing to patch into, and the page is told so (its code, its status), not answered with a 500."""
+    r = client.post(
+        "/api/patch_cell", json={"text": "the quick", "corrupt": "", "kind": "head", "layer": 0, "index": 0}
+    )
+    answer = strict(r)
+    assert r.status_code == 422 and answer["key"] == "explore.causal.no_corrupt" and answer["code"] == "empty"
+    assert isinstance(answer["error"], str) and answer["error"]

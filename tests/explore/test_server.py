@@ -246,6 +246,16 @@ def test_bodies_that_are_not_json_objects(client):
     )
 
 
+def test_a_body_nested_too_deep_or_holding_too_long_a_number_names_what_stopped_the_reader(client):
+    """Within the size limit, JSON that Python's reader gives up on (nested thousands deep, an integer
+    of thousands of digits) is refused as not JSON, naming the reader's error, not a 500."""
+    depth = LIMITS.body_bytes // 2 - 1
+    nested = b"[" * depth + b"]" * depth
+    refused(client, "analyze", nested, 400, "explore.body.not_json", headers=JSON, reason="RecursionError", pos=0)
+    digits = b'{"text": "the", "temperature": ' + b"1" * 5000 + b"}"
+    refused(client, "analyze", digits, 400, "explore.body.not_json", headers=JSON, reason="ValueError", pos=0)
+
+
 def test_body_size_is_bounded(client):
     big = b'{"text": "' + b"a" * LIMITS.body_bytes + b'"}'
     refused(client, "analyze", big, 413, "explore.body.too_large", "too_large", headers=JSON, most=LIMITS.body_bytes)
@@ -513,6 +523,18 @@ def test_remote_host_prints_a_warning(monkeypatch, capsys):
     assert heard.rendered(**serving) in out.out
     stopped, said_fields = heard[-1]  # last: the line that says the server stopped, on stdout
     assert said_fields == {} and t(stopped) in out.out and out.out.index(t(stopped)) > out.out.index(serving["url"])
+
+
+def test_the_server_it_makes_logs_only_warnings_and_no_line_per_request():
+    """The terminal that runs `glassformer explore` shows the explorer's own lines: uvicorn's access log
+    (a line per request, several per click) and its info lines are off; Ctrl-C waits 2 s at most."""
+    config = server_module.make_server(open_preset("sine"), None).config
+    assert (config.access_log, config.log_level, config.lifespan, config.timeout_graceful_shutdown) == (
+        False,
+        "warning",
+        "off",
+        2,
+    )
 
 
 def test_port_in_use_is_a_clear_error():

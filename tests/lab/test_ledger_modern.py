@@ -80,6 +80,8 @@ def test_gqa_close_and_mqa_worse_hold_on_the_papers_picture():
     assert v["gqa.close"].level == "holds" and v["gqa.mqa"].level == "holds"
     assert (v["gqa.close"].figures["bytes_mha"], v["gqa.close"].figures["bytes_gqa4"]) == ("1,024", "256")
     assert v["gqa.close"].figures["diff4"] == "+0.020"
+    figures = v["gqa.close"].figures
+    assert (figures["kv2"], figures["kv4"]) == (4, 2)  # the H_kv of the gqa2 and gqa4 rows, H = 8
 
 
 def test_a_grouped_model_clearly_and_far_above_mha_is_not_close():

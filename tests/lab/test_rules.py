@@ -175,3 +175,12 @@ def test_order_rule_and_its_figures():
         "bigram": "2.500",
         "steps": 100,
     }
+
+
+def test_the_spread_of_seeds_that_all_diverged_is_an_infinite_mean_with_no_spread():
+    """Every seed NaN or infinite: the mean is infinite (a diverged run is worse than any finite one)
+    and the spread 0, under the same keys as a finite spread (pm and the ledger read both)."""
+    out = spread([math.nan, math.inf])
+    assert set(out) == {"mean", "spread", "values"} == set(spread([1.0, 2.0]))
+    assert out["mean"] == math.inf and out["spread"] == 0.0
+    assert math.isnan(out["values"][0]) and out["values"][1] == math.inf

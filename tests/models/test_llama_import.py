@@ -126,6 +126,8 @@ def test_bad_directories_get_one_clear_line_and_nothing_is_written(root, tmp_pat
         assert_clean_failure(code, err)
         assert isinstance(error, kind) and error.key == key, (name, error)
         assert not out.exists(), name  # nothing half-written
+        if name == "tok":
+            assert error.fields["path"] == folder  # the folder that lacks the file
     import_checkpoint(good, tmp_path / "held", "mistral")
     with pytest.raises(UsageError) as e:
         import_checkpoint(good, tmp_path / "held", "mistral")  # a run that holds a checkpoint is never overwritten
@@ -255,3 +257,37 @@ def test_a_generation_config_with_an_id_past_the_vocabulary_is_refused_before_an
     assert_clean_failure(code, err)
     assert isinstance(error, DamagedFile) and error.code == "hf.generation_id" and error.fields["key"] == "eos_token_id"
     assert not (tmp_path / "run").exists()
+
+
+def qwen3_config():
+    from dataclasses import replace
+
+    from glassformer.config import get_preset
+
+    return replace(get_preset("baby-qwen3").model, vocab_size=48)  # RMSNorm, RoPE, SwiGLU, no biases, q/k norms
+
+
+def test_export_refuses_a_model_transformers_could_not_compute_naming_the_field_it_has_and_the_one_needed():
+    from dataclasses import replace
+
+    from glassformer.models.llama import hf_config
+
+    cfg = qwen3_config()
+    assert hf_config(cfg)["model_type"] == "qwen3"
+    cases = {"bias": (True, False), "ffn": ("mlp", "swiglu"), "sliding_window": (4, 0)}  # Qwen3's q/k norms: no window
+    for field, (found, want) in cases.items():
+        with pytest.raises(UsageError) as e:
+            hf_config(replace(cfg, **{field: found}))
+        assert (e.value.code, e.value.fields) == ("hf.field_out", {"field": field, "found": found, "want": want})
+
+
+def test_a_transformers_config_object_reads_as_its_config_json_does():
+    """config_from_hf takes a PretrainedConfig (attributes) or its config.json (a dict): an attribute
+    the object lacks is read as missing, like a key the dict lacks, never an AttributeError."""
+    from types import SimpleNamespace
+
+    from glassformer.models.llama import config_from_hf, hf_config
+
+    as_json = hf_config(qwen3_config())
+    assert "num_local_experts" not in as_json and "sliding_window" not in as_json  # read, and absent here
+    assert config_from_hf(SimpleNamespace(**as_json)) == config_from_hf(as_json)

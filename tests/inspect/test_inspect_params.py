@@ -393,20 +393,11 @@ def test_first_use_runs_an_encoder_decoder_on_its_pair_of_inputs():
 BY_HAND = {"seed000": 83_649, "baby": 804_096, "small": 10_745_088, "seed002": 203_540, "sine": 25_505}
 BY_HAND.update({"seq2seq": 169_216, "baby-llama": 755_072, "baby-qwen3": 943_872})
 BY_HAND.update({"baby-moe": 2_368_896, "baby-mla": 755_200})
+
+
 # inspect/params.py's derived formulas have no row for MLA's kv_down (W_DKV and W_KR, C·(R_kv + D_r)): its
 # expected total misses it; strict, so this fails (and goes) once the formulas count it
-NO_FORMULA_YET = {"baby-mla"}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="no formula for MLA's kv_down"))
-        if n in NO_FORMULA_YET
-        else n
-        for n in sorted(BY_HAND)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(BY_HAND))
 def test_every_presets_count_by_hand(name):
     """The derived formulas agree with the parameters and with the count worked out by hand."""
     from glassformer.config import PRESETS
@@ -501,3 +492,32 @@ def test_dense_blocks_and_expert_blocks_are_counted_by_hand():
         assert rows[f"blocks.{i}.ffn.experts"] == ("E·(C·F_e + C·F_e + F_e·C)", 4_608)
         assert rows[f"blocks.{i}.ffn.shared.up"] == ("C·F_e", 384)
     assert (table.symbols["F"], table.symbols["E"], table.symbols["F_e"]) == (40, 4, 12)
+
+
+@pytest.mark.parametrize("q_rank", [0, 24])
+def test_a_latent_attentions_projections_are_written_in_its_own_letters(q_rank):
+    """nn/mla.py's projections read as DeepSeek-V2's equations write them, even where the sizes coincide
+    (R_kv = D_n = D_v = 16 here): the values alone once gave kv_down no formula ("?") and kv_up "D·2C"."""
+    cfg = ModelConfig(
+        vocab_size=11, d_model=32, n_heads=2, d_ff=48, n_layers=1, max_len=8, bias=False, position="rope",
+        mla_kv_rank=16, mla_q_rank=q_rank, mla_d_nope=16, mla_d_rope=8, mla_d_v=16,
+    )  # fmt: skip
+    table = param_table(cfg)
+    rows = {r.module.removeprefix("blocks.0.attn."): (r.formula, r.count, r.expected) for r in table.rows}
+    C, H, R_kv, R_q, D_n, D_r, D_v = 32, 2, 16, q_rank, 16, 8, 16
+    want = {
+        "kv_down": ("C·(R_kv + D_r)", C * (R_kv + D_r)),
+        "kv_norm": ("R_kv", R_kv),
+        "kv_up": ("R_kv·(H·(D_n + D_v))", R_kv * H * (D_n + D_v)),
+        "proj": ("(H·D_v)·C", H * D_v * C),
+    }
+    if q_rank:
+        want |= {
+            "q_down": ("C·R_q", C * R_q),
+            "q_norm": ("R_q", R_q),
+            "q_up": ("R_q·(H·(D_n + D_r))", R_q * H * (D_n + D_r)),
+        }
+    else:
+        want |= {"q_proj": ("C·(H·(D_n + D_r))", C * H * (D_n + D_r))}
+    assert {k: rows[k] for k in want} == {k: (f, n, n) for k, (f, n) in want.items()}
+    assert table.matches and table.total == table.expected_total

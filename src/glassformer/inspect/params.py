@@ -32,6 +32,7 @@ square and masks it afterwards, so it executes `attention_full` = 4·n_layers·T
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import torch
@@ -39,11 +40,12 @@ from torch import nn
 
 from glassformer.config import ModelConfig, with_kind
 from glassformer.inspect.display import PARAM_COLUMNS, params_html
-from glassformer.inspect.formula import ParamFormula
+from glassformer.inspect.formula import ParamFormula, evaluate
 from glassformer.inspect.words import letter_order, meaning
 from glassformer.messages import N_, in_language, language, pad, pad_left, t, translated
 from glassformer.models.gpt import LearnedPositions
 from glassformer.nn.hooks import HookPoint
+from glassformer.nn.mla import LatentAttention
 from glassformer.nn.moe import Router
 from glassformer.nn.rmsnorm import RMSNorm
 
@@ -155,7 +157,34 @@ def _letters(cfg: ModelConfig) -> dict:
         letters["E"] = cfg.n_experts
         if cfg.expert_d_ff != cfg.d_ff:
             letters["F_e"] = cfg.expert_d_ff
+    if cfg.mla_kv_rank:  # latent attention's sizes (nn/mla.py): the latents' ranks, a head's parts
+        letters.update(
+            R_kv=cfg.mla_kv_rank, R_q=cfg.mla_q_rank, D_n=cfg.mla_d_nope, D_r=cfg.mla_d_rope, D_v=cfg.mla_d_v
+        )
     return {k: v for k, v in letters.items() if v > 0}
+
+
+# nn/mla.py's projections (in, out) in the letters of DeepSeek-V2's equations 9-19: their values alone
+# would not tell them apart (baby-mla's R_kv, D_n and D_v are all 32)
+LATENT = {
+    "q_proj": ("C", "(H·(D_n + D_r))"),
+    "q_down": ("C", "R_q"),
+    "q_up": ("R_q", "(H·(D_n + D_r))"),
+    "kv_down": ("C", "(R_kv + D_r)"),
+    "kv_up": ("R_kv", "(H·(D_n + D_v))"),
+    "proj": ("(H·D_v)", "C"),
+}
+
+
+def _latent(name: str, module: nn.Module, letters: dict) -> tuple[str, dict[str, int]] | None:
+    """A latent attention's projection `name` written as LATENT says, when its sizes are those; else None."""
+    if name not in LATENT or not isinstance(module, nn.Linear):
+        return None
+    n_in, n_out = LATENT[name]
+    symbols = {k: letters.get(k, 0) for k in re.findall(r"[A-Z](?:_[a-z]+)?", n_in + n_out)}
+    if evaluate(n_in, symbols) != module.in_features or evaluate(n_out, symbols) != module.out_features:
+        return None
+    return f"{n_in}·{n_out}" + (f" + {n_out}" if module.bias is not None else ""), symbols
 
 
 def _head_width(n: int, letters: dict) -> tuple[str, dict[str, int]] | None:
@@ -363,8 +392,9 @@ def derived_parts(model: nn.Module, letters: dict[str, int] | None = None) -> li
 
     def visit(child: nn.Module, path: str, owner: nn.Module) -> None:
         here = [h.axes.split() for h in owner.children() if isinstance(h, HookPoint)]
+        latent = _latent(path.rpartition(".")[2], child, letters) if isinstance(owner, LatentAttention) else None
         try:
-            found = _part(child, {**letters, "declared": [k for axes in here for k in axes]})
+            found = latent or _part(child, {**letters, "declared": [k for axes in here for k in axes]})
         except Unwritten:
             return  # a part the config does not describe: its parameters get "?" rows
         if found is None:

@@ -81,6 +81,8 @@ GROUPS = {
     "explore": r"glassformer\.explore\.",
     "devices": r"glassformer\.devices\.",
     "post": r"glassformer\.post\.",
+    "numpy_ref": r"glassformer\.numpy_ref\.",
+    "lessons": r"glassformer\.lessons\.",
 }
 _PATTERNS = {g: re.compile(rx) for g, rx in GROUPS.items()}
 STATUS = {

@@ -48,6 +48,7 @@ RESULTS = Path("mutants/planted-results.json")
 TESTS = ["tests/exercises"]
 # --tests auto: a mutant's module's test folder, the file that mirrors the module first (-x stops sooner)
 FOLDERS = {"causal": "tests/causal", "exercises": "tests/exercises", "lab": "tests/lab", "explore": "tests/explore"}
+FOLDERS |= {"numpy_ref": "tests/reference", "lessons": "tests/e2e/lessons"}  # tested from outside their own name
 CATALOGUE = "tests/messages/test_catalogue.py"  # reads the tree's source: outside mutmut's selection
 MIRRORS = {"lab": "test_rules.py", "requests": "test_server.py", "grading": "test_grading.py"}
 

@@ -200,7 +200,9 @@ def test_a_model_that_overrides_forward_runs_in_full():
 
     class Unmasked(GPT):
         def forward(self, inputs, cache=None):
-            x = self.embed(inputs) + self.hook_pos_embed(self.pos_embed(inputs.size(1)))  # (B, T, C)
+            x = self.hook_embed(self.tok_embed(inputs)) + self.hook_pos_embed(
+                self.pos_embed(inputs.size(1))
+            )  # (B, T, C)
             x = self.hook_resid_pre(self.drop(x))  # (B, T, C)
             return self.run_from(0, x, None)  # (B, T, V)
 

@@ -217,6 +217,20 @@ def test_the_refusals_by_code_and_fields():
     assert regressor(torch.zeros(2, 4, 3, dtype=torch.float64).float()).shape == (2, 4, 2)
 
 
+def test_the_regressor_keeps_the_names_its_saved_runs_and_hooks_have():
+    """GPT.forward reads a kind's ends as tok_embed and head, tapped at embed and logits; a regressor's
+    ends keep their own names (in_proj, out_proj, pred), so its saved weights load and a hook on "pred"
+    still sees its numbers: the same arithmetic as in_proj then out_proj around the trunk."""
+    model = build_model(SHAPES["regressor"]).eval()
+    ends = {k for k in model.state_dict() if not k.startswith(("blocks.", "ln_final.", "pos_embed."))}
+    assert ends == {"in_proj.weight", "in_proj.bias", "out_proj.weight", "out_proj.bias"}
+    assert {"embed", "pred"} <= set(model._hooks) and "logits" not in model._hooks
+    x = model.example_input(2, 5)  # (2, 5, 3)
+    _, cache = model.run_with_cache(x, names=["embed", "pred"])
+    h = model.run_from(0, model.hook_resid_pre(cache["embed"] + model.pos_embed(5)), model.attention_mask(x))
+    assert torch.equal(cache["embed"], model.in_proj(x)) and torch.equal(cache["pred"], h)
+
+
 @pytest.mark.parametrize(
     "lang, asked, said",
     [

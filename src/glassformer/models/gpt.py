@@ -319,7 +319,7 @@ class GPT(HookedModel):
         the new tokens, at positions cache.length onwards. `mask`: a caller's boolean mask (True = may
         attend; SFT packing's), kept with the model's own: a key is read only where both allow it."""
         offset = cache.length if cache is not None else 0  # absolute position of the first token
-        x = self.embed(inputs)  # (B, T, C)
+        x = self.hook_embed(self.tok_embed(inputs))  # (B, T, C): the kind's input end
         if self.pos_embed is not None:  # touch point 1 of the position scheme (nn/position.py)
             assert self.hook_pos_embed is not None  # declared with pos_embed (build): an invariant
             x = x + self.hook_pos_embed(self.pos_embed(x.size(1), offset))  # (B, T, C) + (T, C)
@@ -330,9 +330,6 @@ class GPT(HookedModel):
             given = check_mask(mask, torch.empty(x.size(0), 1, x.size(1), held + x.size(1), device="meta"))
             own = given if own is None else own & given  # (B, 1, T, L+T): both must allow
         return self.run_from(0, x, own, cache)  # (B, T, n_outputs)
-
-    def embed(self, inputs: Tensor) -> Tensor:
-        return self.hook_embed(self.tok_embed(inputs))  # (B, T, C)
 
     def attention_mask(self, inputs: Tensor, offset: int = 0) -> Tensor | None:
         """Causal if configured; a kind may add padding (models/encoder.py). Rows offset..offset+T of one
@@ -352,10 +349,7 @@ class GPT(HookedModel):
         caches = cache.layers if cache is not None else [None] * len(self.blocks)
         for block, layer_cache in islice(zip(self.blocks, caches, strict=True), layer, None):
             x = block(x, mask, layer_cache)  # (B, T, C)
-        return self.unembed(self.hook_ln_final(self.ln_final(x)))  # (B, T, n_outputs)
-
-    def unembed(self, h: Tensor) -> Tensor:
-        return self.hook_logits(self.head(h))  # (B, T, V)
+        return self.hook_logits(self.head(self.hook_ln_final(self.ln_final(x))))  # (B, T, n_outputs)
 
     # ---- what every kind shares --------------------------------------------------------------------
     def new_cache(self, batch_size: int) -> KVCache:

@@ -203,8 +203,8 @@ class EncoderDecoder(GPT):
     """(src (B, S), tgt_in (B, T)) token ids -> (B, T, V) logits for the next target tokens.
 
     The GPT's shape twice: the base builds the position module and the dropout both sides share,
-    and each side is read with the base's pieces (`final_norm`, `attention_mask`; the decoder's end
-    is the base's `unembed`). `build` makes the two stacks instead of one."""
+    and each side is read with the base's pieces (`final_norm`, `attention_mask`, `token_head`; the
+    decoder ends as GPT.run_from does). `build` makes the two stacks instead of one."""
 
     inputs, loss, samples, causal_only = "token pairs", "label_smoothed", False, False
     pad_id: int
@@ -274,7 +274,7 @@ class EncoderDecoder(GPT):
         x = self.add_position(self.embed(tgt), offset, self.hook_tgt_pos, self.hook_tgt_resid_pre)  # (B, T, C)
         for i, block in enumerate(self.decoder):
             x = block(x, memory, self_mask, source_mask, cache.layers[i] if cache is not None else None)  # (B, T, C)
-        return self.unembed(self.hook_dec_ln_final(self.dec_ln_final(x)))  # (B, T, V)
+        return self.hook_logits(self.head(self.hook_dec_ln_final(self.dec_ln_final(x))))  # (B, T, V)
 
     def add_position(self, x: torch.Tensor, offset: int, hook_pos: HookPoint, hook_resid: HookPoint) -> torch.Tensor:
         """One side's (B, L, C) + the stream scheme's (L, C) vectors, if any -> dropout (as GPT.forward)."""

@@ -126,9 +126,11 @@ def scaled_dot_product_attention(
     hook_scores: Callable[[Tensor], Tensor] = lambda t: t,
     hook_weights: Callable[[Tensor], Tensor] = lambda t: t,
 ) -> tuple[Tensor, Tensor]:
-    """q (..., T_q, D), k and v (..., T_k, D) -> (output (..., T_q, D), weights): every glass path.
-    Dropout acts on the weights the output uses; those returned are the pre-dropout ones. The hooks
-    are the module's points for the scores and the weights (each may read or replace its tensor)."""
+    """q (..., T_q, D), k and v (..., T_k, D) -> (output (..., T_q, D), weights): eq. 1 as a function
+    (the lessons, the exercises, the latent attention); AttentionHeads.attend makes the same two calls
+    in its own lines, where a reader of the model meets them. Dropout acts on the weights the output
+    uses; those returned are the pre-dropout ones. The hooks are a module's points for the scores and
+    the weights (each may read or replace its tensor)."""
     scores = hook_scores(attention_scores(q, k, mask, bias))  # (..., T_q, T_k)
     weights = hook_weights(attention_weights(scores, mask))  # (..., T_q, T_k)
     dropped = F.dropout(weights, p=dropout) if dropout > 0 else weights  # (..., T_q, T_k)
@@ -188,8 +190,10 @@ class AttentionHeads(nn.Module):
         drop = self.dropout if self.training else 0.0
         if self.attention != "glass":  # the one separated fast path: no (T_q, T_k) matrix, no hooks inside
             z = FAST_PATHS[self.attention](q, k, v, mask, drop, bias)  # (B, H, T_q, D)
-        else:
-            z, _ = scaled_dot_product_attention(q, k, v, mask, drop, bias, self.hook_scores, self.hook_weights)
+        else:  # eq. 1, as scaled_dot_product_attention composes it, with a hook point at each step
+            scores = self.hook_scores(attention_scores(q, k, mask, bias))  # (B, H, T_q, T_k)
+            weights = self.hook_weights(attention_weights(scores, mask))  # (B, H, T_q, T_k)
+            z = (F.dropout(weights, p=drop) if drop > 0 else weights) @ v  # (B, H, T_q, D)
         B, H, T, D = z.shape
         z = self.hook_z(z)  # (B, H, T_q, D)
         merged = self.hook_merged(z.transpose(1, 2).reshape(B, T, H * D))  # (B, T_q, C)

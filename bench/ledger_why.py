@@ -9,16 +9,35 @@ same order, so a difference per seed says more than the means.
     PYTHONPATH=src python bench/ledger_why.py moe [ARM ...]       moe.step: per-step loss, MoE vs dense
     PYTHONPATH=src python bench/ledger_why.py mla [ARM ...]       mla.quality: MLA vs GQA at equal parameters
     PYTHONPATH=src python bench/ledger_why.py balance [ARM ...]   balance.even: where the load goes
-    ... --seeds N (default 2)                                     --list: the arms of each probe
+    ... --seeds N (default 2) --first-seed S (default 0)          --list: the arms of each probe
 
-One thread; each arm costs about a minute of CPU (`long` arms three).
+The arms (each prints its models' loss per seed, or each layer's load):
+
+    moe      entry      baby-llama against baby-moe, the entry's 300 steps
+             capacity   baby-llama against itself with twice the FFN width: does capacity bind here?
+             aux        baby-moe without its balance and z losses
+             experts    4 experts (2 a token), and 8 experts (1 a token), at the same active parameters
+             long       entry, three times the steps
+    mla      entry      GQA (baby-llama), MHA, MLA (baby-mla) at baby-llama's parameter count
+             rank       MLA with a latent of 64, and of 128 (the model's width: nothing compressed)
+             rope       MLA with 32 rotary features (GQA's head width), alone and with the latent of 128
+             long       GQA and MLA, three times the steps
+    balance  bound      the MaxVio a router deciding by token identity alone is forced to, by the text's
+                        character frequencies
+             entry      the entry's balance-loss arm: per-layer MaxVio on the entry's windows and on
+                        training batches, MaxVio pooled over layers (what the loss sees), and per layer
+                        how much the routing follows token identity
+             long, alpha           the same after three times the steps / with ten times the α
+             per-layer             the balance loss taken per layer and averaged, not pooled
+             bias, bias-long       the entry's loss-free bias arm, and three times its steps
+
+Every arm is minutes of CPU on one thread (the `long` ones three times as many).
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from collections.abc import Callable
 
 import numpy as np
 import torch
@@ -95,20 +114,20 @@ def corpus():
 _DONE: dict = {}  # (model, steps, seeds) -> (losses, cpu): an arm's baseline is trained once per process
 
 
-def losses(name: str, preset: Preset, seeds: int, steps: int, windows: int) -> tuple[list[float], float]:
+def losses(name: str, preset: Preset, seeds: range, steps: int, windows: int) -> tuple[list[float], float]:
     """Validation loss per seed on the entry's fixed windows (eval_loss's first `windows`) and the CPU
     seconds of all seeds."""
-    key = (name, steps, seeds)
+    key = (name, steps, tuple(seeds))
     if key not in _DONE:
         start, out = time.process_time(), []
-        for seed in range(seeds):
+        for seed in seeds:
             fit = train(preset, corpus(), seed, steps)
             out.append(eval_loss(fit.model, corpus(), T, n=windows))
         _DONE[key] = (out, time.process_time() - start)
     return _DONE[key]
 
 
-def run_arm(probe: str, arm: str, names: list[str], presets: dict, steps: int, seeds: int, note) -> None:
+def run_arm(probe: str, arm: str, names: list[str], presets: dict, steps: int, seeds: range, note) -> None:
     """Train an arm's models (the first is its baseline) and print each one's loss per seed and, after
     the first, its difference from the baseline seed by seed."""
     print(f"{probe} {arm}: {steps} steps, validation loss (the entry's windows)", flush=True)
@@ -149,7 +168,7 @@ MOE_ARMS = {  # arm -> (models, the first its baseline; steps as a multiple of t
 }
 
 
-def run_moe(arms: list[str], seeds: int) -> None:
+def run_moe(arms: list[str], seeds: range) -> None:
     presets, steps = moe_presets(), lab_moe.FULL["steps"]
     for arm in arms:
         names, times = MOE_ARMS[arm]
@@ -193,7 +212,7 @@ MLA_ARMS = {  # arm -> (models, the first its baseline; steps as a multiple of t
 }
 
 
-def run_mla(arms: list[str], seeds: int) -> None:
+def run_mla(arms: list[str], seeds: range) -> None:
     presets, steps = mla_presets(), lab_mla.FULL["steps"]
     vocab = corpus().vocab_size
 
@@ -263,7 +282,17 @@ def describe(model, c, label: str) -> None:
         )
 
 
-def run_balance(arms: list[str], seeds: int) -> None:
+BALANCE_ARMS = {  # arm -> (the preset's changes, steps as a multiple of the entry's, the balance loss)
+    "entry": ({}, 1, load_balancing_loss),  # the entry's "loss" arm: every layer's rows pooled
+    "long": ({}, 3, load_balancing_loss),  # three times the steps
+    "alpha": ({"moe_aux_loss": 0.1}, 1, load_balancing_loss),  # ten times baby-moe's α
+    "per-layer": ({}, 1, per_layer_balance_loss),  # the loss of each layer on its own, averaged
+    "bias": ({"moe_rule": "sigmoid", "moe_aux_loss": 0.0}, 1, load_balancing_loss),  # the entry's "bias" arm
+    "bias-long": ({"moe_rule": "sigmoid", "moe_aux_loss": 0.0}, 3, load_balancing_loss),
+}
+
+
+def run_balance(arms: list[str], seeds: range) -> None:
     import glassformer.models.gpt as gpt
 
     c, steps = corpus(), lab_balance.FULL["steps"]
@@ -283,15 +312,13 @@ def run_balance(arms: list[str], seeds: int) -> None:
                 flush=True,
             )
             continue
-        loss: Callable = per_layer_balance_loss if arm == "per-layer" else load_balancing_loss
-        changes = {"moe_rule": "sigmoid", "moe_aux_loss": 0.0} if arm.startswith("bias") else {}
-        n = 3 * steps if arm == "bias-long" else steps
-        print(f"balance {arm}: {n} steps", flush=True)
+        changes, times, loss = BALANCE_ARMS[arm]
+        print(f"balance {arm}: {times * steps} steps", flush=True)
         gpt.load_balancing_loss = loss  # the loss GPT.extra_loss adds (restored below)
         try:
-            for seed in range(seeds):
+            for seed in seeds:
                 start = time.process_time()
-                fit = train(preset_for_lab(lab_balance.PRESET, seq_len=T, **changes), c, seed, n)
+                fit = train(preset_for_lab(lab_balance.PRESET, seq_len=T, **changes), c, seed, times * steps)
                 describe(
                     fit.model,
                     c,
@@ -302,15 +329,19 @@ def run_balance(arms: list[str], seeds: int) -> None:
             gpt.load_balancing_loss = load_balancing_loss
 
 
-BALANCE_ARMS = ["bound", "entry", "per-layer", "bias", "bias-long"]
-PROBES = {"moe": (run_moe, list(MOE_ARMS)), "mla": (run_mla, list(MLA_ARMS)), "balance": (run_balance, BALANCE_ARMS)}
+PROBES = {
+    "moe": (run_moe, list(MOE_ARMS)),
+    "mla": (run_mla, list(MLA_ARMS)),
+    "balance": (run_balance, ["bound", *BALANCE_ARMS]),
+}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("probe", choices=PROBES)
     ap.add_argument("arms", nargs="*", help="which arms (default: all)")
-    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--seeds", type=int, default=2, help="how many seeds (default 2)")
+    ap.add_argument("--first-seed", type=int, default=0, help="the first of them (default 0)")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args()
     run, arms = PROBES[a.probe]
@@ -321,7 +352,7 @@ def main() -> None:
     if bad:
         ap.error(f"{a.probe} has no arm {bad[0]}; its arms: {', '.join(arms)}")
     torch.set_num_threads(1)
-    run(a.arms or arms, a.seeds)
+    run(a.arms or arms, range(a.first_seed, a.first_seed + a.seeds))
 
 
 if __name__ == "__main__":

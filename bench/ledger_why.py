@@ -70,7 +70,7 @@ def identity_bound(freqs: np.ndarray, n_experts: int, top_k: int) -> tuple[float
     load = np.zeros(n_experts)  # (E,)
     for share in p:
         load[np.argsort(load, kind="stable")[:top_k]] += share
-    return max(0.0, p[0] / mean - 1.0), float(load.max() / mean - 1.0)
+    return max(0.0, float(p[0] / mean - 1.0)), float(load.max() / mean - 1.0)
 
 
 def identity_share(tokens: np.ndarray, experts: np.ndarray, vocab: int) -> np.ndarray:

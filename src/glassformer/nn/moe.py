@@ -45,6 +45,9 @@ Losses (added to the training loss by the trainer: models/gpt.py's GPT.extra_los
                 top-K as transformers' `load_balancing_loss_func` does: f sums to K, so the loss is K
                 (not the paper's 1) at a uniform router. It reads softmax(ℓ) whatever the rule (as
                 transformers); DeepSeek-V3's own sequence-wise loss (eq. 17-20) is not here.
+                f and P are taken over every layer's tokens pooled, as transformers does; Switch
+                writes the loss for one layer. Pooled, a layer may tip one way if another tips the
+                other (bench/ledger_why.py balance, docs/modern.md).
   router z-loss L_z = (1/N) Σ_n (log Σ_i e^ℓ_ni)²     Zoph et al. 2022, "ST-MoE", eq. 5: keeps the
                                                      logits small, so the softmax stays well conditioned
 

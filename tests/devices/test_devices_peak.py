@@ -64,6 +64,20 @@ def test_the_probe_multiplies_its_own_seeded_matrices_and_leaves_torchs_generato
     assert torch.equal(fn(), torch.mm(a, b))
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_probe_multiplies_on_the_device_and_in_the_dtype_it_measures(monkeypatch, dtype):
+    """Both matrices and the output live on the device the probe was asked about, in its dtype: one
+    left on the CPU would time a copy between devices, or the CPU, not the accelerator's products.
+    The meta device stands in for an accelerator (one CPU has no second device)."""
+    fn, _ = devices.matmul_call(dtype, "meta", size=8)
+    seen = []
+    mm = torch.mm
+    monkeypatch.setattr(torch, "mm", lambda a, b, out: seen.append((a, b, out)) or mm(a, b, out=out))
+    fn()
+    [(a, b, out)] = seen
+    assert [(x.device.type, x.dtype, tuple(x.shape)) for x in (a, b, out)] == [("meta", dtype, (8, 8))] * 3
+
+
 @pytest.fixture
 def no_peaks(monkeypatch, tmp_path):
     monkeypatch.setenv("GLASSFORMER_CACHE", str(tmp_path))

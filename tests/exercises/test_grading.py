@@ -3,6 +3,7 @@ own message, skeletons are "not finished", and the usual accidents are reported 
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 import pytest
@@ -385,6 +386,35 @@ def test_a_float32_answer_is_a_dtype_problem_even_where_its_values_are_exact():
     problem = first_problem(ref.float(), ref, 1e-10)
     assert problem is not None and (problem.what, problem.yours, problem.ref) == ("dtype", "float32", "float64")
     assert first_problem(ref.clone(), ref, 1e-10) is None
+
+
+@pytest.mark.parametrize(("yours", "named"), [(None, "None"), (3, "int"), ([1.0], "list"), (("list", 2), ("list", 2))])
+def test_an_answer_that_is_no_tensor_is_named_by_what_the_learner_returned(yours, named):
+    """A function that forgot its `return` gives None: the report says "you return None", the
+    name Python prints for it (not "NoneType", nor another spelling)."""
+    problem = first_problem(yours, torch.zeros(2), 1e-10)
+    assert problem is not None and (problem.what, problem.yours) == ("type", named)
+
+
+def test_the_scan_judges_the_very_text_whose_digest_the_report_holds(tmp_path, monkeypatch):
+    """The learner's file is read once: a file saved again between two reads would be scanned as
+    the new text and graded and named (its digest) as the old one."""
+    from glassformer.exercises.grading import reading
+
+    path = tmp_path / "softmax.py"
+    clean = "def softmax(x, dim=-1):\n    return x\n"
+    path.write_text(clean)
+    first_read = reading.read_source
+
+    def read_then_saved_again(file):
+        text = first_read(file)
+        path.write_text("import torch\ndef softmax(x, dim=-1):\n    return torch.softmax(x, dim)\n")
+        return text
+
+    monkeypatch.setattr(reading, "read_source", read_then_saved_again)
+    report = grading._static_checks("softmax", path, timeout=5.0)
+    assert report.digest == hashlib.sha256(clean.encode()).hexdigest()
+    assert (report.status, report.offences) == ("pending", [])
 
 
 def test_the_scan_looks_below_an_attribute_of_a_call(tmp_path):

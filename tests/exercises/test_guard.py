@@ -75,6 +75,16 @@ ESCAPES = {
             "or changed while your code ran: it must stay on.",
         ),
     ),
+    "disable_left": (  # torch functions switched off at import and never on again: the check after the import says so
+        "import torch\n" + C + 'getattr(C, "Disable" + "TorchFunction")().__enter__()\n'
+        "def softmax(x, dim=-1):\n    e = (x - x.max(dim, keepdim=True).values).exp()\n"
+        "    return e / e.sum(dim, keepdim=True)\n",
+        (
+            "torch functions disabled",
+            "the grader's check of forbidden operations was switched off "
+            "or changed while your code ran: it must stay on.",
+        ),
+    ),
     # the guard taken off and put back around the call, so that no check after it sees a change:
     # through the frames (the grader's own `guard`), and by popping both modes and pushing them back;
     # torch's own record of the operation, the autograd graph of what it returned, refuses it
@@ -83,6 +93,13 @@ ESCAPES = {
         '    while "guard" not in frame.f_locals:\n        frame = frame.f_back\n'
         '    guard = frame.f_locals["guard"]\n    guard.__exit__()\n    try:\n'
         f"        return {SOFTMAX}(x, dim)\n    finally:\n        guard.__enter__()\n",
+        ("SoftmaxBackward0", "PyTorch's softmax: this exercise is to write it."),
+    ),
+    "frames_below": (  # the same, its softmax below a node whose other input has no gradient (None)
+        "import sys\nimport torch\ndef softmax(x, dim=-1):\n    frame = sys._getframe()\n"
+        '    while "guard" not in frame.f_locals:\n        frame = frame.f_back\n'
+        '    guard = frame.f_locals["guard"]\n    guard.__exit__()\n    try:\n'
+        f"        return {SOFTMAX}(x, dim) + torch.zeros_like(x)\n    finally:\n        guard.__enter__()\n",
         ("SoftmaxBackward0", "PyTorch's softmax: this exercise is to write it."),
     ),
     "pop_both": (

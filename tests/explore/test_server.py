@@ -498,6 +498,13 @@ def test_open_run_and_preset_models():
     assert sine.tokenizer is None and sine.info()["inputs"] == "numbers"
 
 
+def test_text_sent_to_a_model_without_a_tokenizer_is_a_422_that_asks_for_ids():
+    client = client_for(Explorer(tiny_model("gpt"), None, "tiny gpt without its tokenizer"))
+    r = client.post("/api/next", json={"text": "the"})
+    assert r.status_code == 422 and (r.json()["key"], r.json()["code"]) == ("explore.no_tokenizer", "bad_request")
+    assert post(client, "next", {"ids": [1, 2]})  # its ids are read as before
+
+
 def test_a_run_of_each_kind_opens(tmp_path):
     for kind in ("gpt", "encoder", "regressor"):
         model = make_run(tmp_path / kind, kind)

@@ -85,7 +85,7 @@ def test_the_runner_s_refusals_are_typed_and_speak_the_process_s_language(tmp_pa
         assert str(e.value) == e.value.words("zh") and re.search(CJK, str(e.value))  # worded in Chinese, as raised
         with pytest.raises(UsageError) as e:
             text("fr", "holds")
-        assert e.value.code == "lab.lang" and e.value.fields["lang"] == "fr"
+        assert (e.value.code, e.value.fields) == ("lab.lang", {"lang": "fr", "langs": sorted(LANGS)})
     with messages.speaking("en"):
         assert e.value.words() != str(e.value)  # the same error, worded at the boundary in English
     assert not any(tmp_path.iterdir())  # refused before anything was written

@@ -26,6 +26,7 @@ from glassformer.models.gpt2 import (
     folder_fix,
     gpt2_config,
     gpt_from_gpt2,
+    read_generation,
     read_gpt2_dir,
     state_dict_from_gpt2,
     state_dict_to_gpt2,
@@ -947,3 +948,12 @@ def test_a_size_is_checked_against_the_weights_that_are_there_when_another_tenso
     assert caught.value.code == "gpt2.weight_size"
     assert (caught.value.fields["field"], caught.value.fields["name"]) == ("n_positions", "wpe.weight")
     check_sizes(held, replace(cfg, max_len=CFG.max_len), "W", "C")  # the one held fits: nothing to say
+
+
+@pytest.mark.parametrize("held", [[50256], "eos", 3])
+def test_a_generation_config_that_holds_no_object_is_refused_naming_the_file_and_the_fix(tmp_path, held):
+    file = tmp_path / "generation_config.json"
+    file.write_text(json.dumps(held))
+    with pytest.raises(DamagedFile) as e:
+        read_generation(tmp_path, 50257)
+    assert (e.value.code, e.value.fields) == ("gpt2.not_object", {"path": file, "fix": folder_fix()})

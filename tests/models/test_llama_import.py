@@ -281,6 +281,51 @@ def test_export_refuses_a_model_transformers_could_not_compute_naming_the_field_
         assert (e.value.code, e.value.fields) == ("hf.field_out", {"field": field, "found": found, "want": want})
 
 
+@pytest.mark.parametrize("scaling", ["none", "linear", "dynamic", "yarn", "llama3"])
+def test_export_writes_each_rope_scalings_parameters_and_import_reads_them_back(scaling):
+    """A scaled RoPE's factor (and YaRN's and Llama 3's original length) goes into rope_parameters,
+    and the default RoPE's config.json holds no factor at all."""
+    from dataclasses import replace
+
+    from glassformer.models.llama import config_from_hf, hf_config
+
+    long = scaling in ("yarn", "llama3")  # dynamic's original length is read back from max_position_embeddings
+    cfg = replace(
+        qwen3_config(),
+        rope_scaling=scaling,
+        rope_factor=4.0 if scaling != "none" else 1.0,
+        rope_original_max_len=16 if scaling in ("dynamic", "yarn", "llama3") else 0,
+    )
+    rope = hf_config(cfg)["rope_parameters"]
+    assert rope.get("factor") == (4.0 if scaling != "none" else None)
+    assert rope.get("original_max_position_embeddings") == (16 if long else None)
+    back = config_from_hf(hf_config(cfg))
+    fields = ("rope_scaling", "rope_factor", "rope_base") + (("rope_original_max_len",) if long else ())
+    assert [getattr(back, f) for f in fields] == [getattr(cfg, f) for f in fields]
+
+
+def test_a_rope_parameter_computed_at_a_fixed_value_is_refused_at_another_unless_the_rope_is_the_default():
+    """Llama 3's low_freq_factor is computed at 1.0 (ROPE_FIXED): a checkpoint with 2.0 would be
+    computed differently, so it is refused; the default RoPE reads no such parameter, so a stray
+    one there changes nothing and is let through."""
+    from dataclasses import replace
+
+    from glassformer.models.llama import config_from_hf, hf_config
+
+    llama3 = hf_config(replace(qwen3_config(), rope_scaling="llama3", rope_factor=8.0, rope_original_max_len=16))
+    llama3["rope_parameters"]["low_freq_factor"] = 2.0
+    with pytest.raises(UsageError) as e:
+        config_from_hf(llama3)
+    assert (e.value.code, e.value.fields["field"], e.value.fields["value"]) == (
+        "hf.unsupported",
+        "rope_parameters.low_freq_factor",
+        2.0,
+    )
+    plain = hf_config(qwen3_config())
+    plain["rope_parameters"]["low_freq_factor"] = 2.0
+    assert config_from_hf(plain).rope_scaling == "none"
+
+
 def test_a_transformers_config_object_reads_as_its_config_json_does():
     """config_from_hf takes a PretrainedConfig (attributes) or its config.json (a dict): an attribute
     the object lacks is read as missing, like a key the dict lacks, never an AttributeError."""

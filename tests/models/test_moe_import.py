@@ -140,3 +140,28 @@ def test_layers_past_the_prediction_layers_are_still_refused(tmp_path):
     assert_clean_failure(code, err)
     assert isinstance(error, UsageError) and error.code == "hf.tensors_unused"
     assert error.fields["names"] == "model.layers.3.hnorm.weight" and not (tmp_path / "run").exists()
+
+
+def test_a_mixtral_state_with_transformers_5s_fused_experts_is_split_under_mixtrals_own_names():
+    """transformers 5 keeps every expert of a layer in two fused tensors under "mlp"; the Hub's
+    Mixtral files name them one matrix per expert under "block_sparse_moe" (w1 gate, w3 up, w2 down)."""
+    from glassformer.config import get_preset
+    from glassformer.models.llama import family_of, hub_names
+
+    cfg = get_preset("baby-moe").model
+    assert family_of(cfg) == "mixtral"
+    E, F, C = 2, 3, 4
+    gate_up = torch.arange(E * 2 * F * C, dtype=torch.float32).view(E, 2 * F, C)  # (E, 2F, C)
+    down = torch.arange(E * C * F, dtype=torch.float32).view(E, C, F)  # (E, C, F)
+    router = torch.zeros(E, C)  # (E, C)
+    layer = "model.layers.0."
+    state = {f"{layer}mlp.experts.gate_up_proj": gate_up, f"{layer}mlp.experts.down_proj": down}
+    out = hub_names({**state, f"{layer}mlp.gate.weight": router}, cfg)
+    experts = [f"{layer}block_sparse_moe.experts.{e}.{w}.weight" for e in range(E) for w in ("w1", "w2", "w3")]
+    assert sorted(out) == sorted([*experts, f"{layer}block_sparse_moe.gate.weight"])
+    for e in range(E):
+        mine = f"{layer}block_sparse_moe.experts.{e}."
+        assert torch.equal(out[mine + "w1.weight"], gate_up[e, :F]) and torch.equal(
+            out[mine + "w3.weight"], gate_up[e, F:]
+        )
+        assert torch.equal(out[mine + "w2.weight"], down[e])

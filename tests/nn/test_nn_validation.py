@@ -22,6 +22,7 @@ from glassformer.nn.attention import (
     scaled_dot_product_attention,
 )
 from glassformer.nn.loss import next_token_loss
+from glassformer.nn.moe import load_balancing_loss
 from glassformer.nn.position import SinusoidalPositions
 
 ZH_NOT_CAUSAL = "GPT 只有解码器，需要 causal=True；双向注意力请用 Encoder（kind='encoder'，--kind=encoder）。"
@@ -196,3 +197,9 @@ def test_a_gate_that_is_no_glu_is_refused_naming_the_two_there_are():
         "glu.variant",
         {"variant": "reglu", "names": ["swiglu", "geglu"]},
     )
+
+
+@pytest.mark.parametrize("top_k", [0, 4])
+def test_a_load_balancing_loss_asked_for_more_experts_than_there_are_is_refused_naming_both(top_k):
+    logits = torch.zeros(5, 3)  # (N, E): 3 experts
+    assert keyed(ValueError, load_balancing_loss, logits, top_k) == ("moe.top_k", {"top_k": top_k, "n_experts": 3})
